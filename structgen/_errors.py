@@ -1,0 +1,134 @@
+"""The one exception hierarchy of structgen.
+
+Every error structgen raises on purpose derives from :class:`StructgenError`::
+
+    StructgenError
+    ├── GrammarError              GBNF text that does not parse or is unsafe (line, column)
+    ├── SchemaError               an invalid JSON Schema: bad $ref, cycle, conflict, bad regex
+    │   └── UnsupportedSchemaError  a valid keyword that changes validity but cannot be enforced
+    ├── ModelNotFoundError        a model file that is missing or unreadable
+    ├── BackendError              the inference backend failed (foreign errors are wrapped here)
+    └── GenerationError           generation ended without a valid instance
+        ├── IncompleteOutputError   max_tokens reached before the grammar completed
+        ├── RefusalError            the model took the refusal branch (``.reason``)
+        └── OutputValidationError   every attempt failed validation (``.attempts``)
+
+Input of the wrong Python type still raises :class:`TypeError`, as Python code expects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = [
+    "BackendError",
+    "GenerationError",
+    "GrammarError",
+    "IncompleteOutputError",
+    "ModelNotFoundError",
+    "OutputValidationError",
+    "RefusalError",
+    "SchemaError",
+    "StructgenError",
+    "UnsupportedSchemaError",
+]
+
+
+class StructgenError(Exception):
+    """Base class of every error structgen raises on purpose."""
+
+
+class GrammarError(StructgenError, ValueError):
+    """GBNF text that cannot be used: a syntax error, or a grammar llama.cpp cannot run safely.
+
+    ``line`` and ``column`` are 1-based; ``excerpt`` shows the offending line with a caret.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        excerpt: str = "",
+        source: str | None = None,
+    ) -> None:
+        self.message = message
+        self.line = line
+        self.column = column
+        self.excerpt = excerpt
+        self.source = source
+        where = f"{source or '<grammar>'}:{line}:{column}: " if line is not None else ""
+        text = f"{where}{message}"
+        if excerpt:
+            text += "\n" + excerpt
+        super().__init__(text)
+
+
+class SchemaError(StructgenError, ValueError):
+    """An invalid JSON Schema. ``pointer`` is the JSON pointer of the offending subschema."""
+
+    def __init__(self, message: str, *, pointer: str = "", keyword: str | None = None) -> None:
+        self.message = message
+        self.pointer = pointer
+        self.keyword = keyword
+        where = pointer or "#"
+        if keyword is not None:
+            where = f"{where.rstrip('/')}/{keyword}" if where != "#" else f"#/{keyword}"
+        super().__init__(f"{where}: {message}")
+
+
+class UnsupportedSchemaError(SchemaError):
+    """A keyword that changes which instances are valid, but that no grammar here can enforce."""
+
+
+class ModelNotFoundError(StructgenError, FileNotFoundError):
+    """The model file is missing or cannot be read. ``path`` names it."""
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        self.path = path
+        super().__init__(message)
+
+
+class BackendError(StructgenError, RuntimeError):
+    """The inference backend failed; the original exception is chained as ``__cause__``."""
+
+
+class GenerationError(StructgenError):
+    """Generation ended without a valid instance. ``text`` is what the model produced."""
+
+    def __init__(self, message: str, *, text: str = "", usage: Any = None) -> None:
+        self.text = text
+        self.usage = usage
+        super().__init__(message)
+
+
+class IncompleteOutputError(GenerationError):
+    """``max_tokens`` ran out before the grammar completed; ``text`` holds the output so far."""
+
+
+class RefusalError(GenerationError):
+    """The model declined through the refusal branch; ``reason`` is its stated reason."""
+
+    def __init__(self, reason: str, *, text: str = "", usage: Any = None) -> None:
+        self.reason = reason
+        super().__init__(f"the model refused: {reason}", text=text, usage=usage)
+
+
+class OutputValidationError(GenerationError):
+    """Every attempt produced text that failed validation.
+
+    ``attempts`` holds one ``(text, errors)`` pair per attempt, in order.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        attempts: Sequence[tuple[str, Any]] = (),
+        usage: Any = None,
+    ) -> None:
+        self.attempts = list(attempts)
+        last = self.attempts[-1][0] if self.attempts else ""
+        super().__init__(message, text=last, usage=usage)

@@ -1,0 +1,126 @@
+"""The canonical GBNF text of a tree: one rule per line, minimal parentheses, fixed escapes.
+
+For every tree the parser returns, ``parse_gbnf(format_gbnf(tree)) == tree``.
+"""
+
+from __future__ import annotations
+
+from ._tree import Alt, Any, CharClass, Expr, GbnfGrammar, Literal, Repeat, RuleRef, Seq, Token
+
+__all__ = ["format_gbnf", "format_expr"]
+
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
+
+
+def _escape_code_point(code: int) -> str:
+    if code < 0x100:
+        return f"\\x{code:02X}"
+    if code < 0x10000:
+        return f"\\u{code:04X}"
+    return f"\\U{code:08X}"
+
+
+def _char(code: int, specials: str) -> str:
+    """One character for a string or class body; ``specials`` get a backslash."""
+    if code > 0x10FFFF:
+        return _escape_code_point(code)
+    ch = chr(code)
+    if ch in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[ch]
+    if ch in specials:
+        return "\\" + ch
+    # Non-printable characters (controls, surrogates, format chars) are escaped so the
+    # text stays readable and survives UTF-8 encoding.
+    if not ch.isprintable() or 0xD800 <= code <= 0xDFFF:
+        return _escape_code_point(code)
+    return ch
+
+
+def _literal(text: str) -> str:
+    return '"' + "".join(_char(ord(ch), '"') for ch in text) + '"'
+
+
+def _char_class(node: CharClass) -> str:
+    parts = []
+    for index, (low, high) in enumerate(node.ranges):
+        first = _char(low, "[]-")
+        if index == 0 and not node.negated and low == ord("^"):
+            first = "\\x5E"  # a leading ^ would negate the class
+        parts.append(first if low == high else f"{first}-{_char(high, '[]-')}")
+    return "[" + ("^" if node.negated else "") + "".join(parts) + "]"
+
+
+def _emits_nothing(node: Expr) -> bool:
+    """True for items after which llama.cpp refuses a repetition operator."""
+    if isinstance(node, Literal):
+        return node.text == ""
+    if isinstance(node, CharClass):
+        return not node.ranges
+    if isinstance(node, Repeat):
+        return node.min == 0 and node.max == 0
+    return False
+
+
+def format_expr(node: Expr, *, top: bool = False) -> str:
+    """``node`` as GBNF. ``top`` is a rule body, where alternatives need no parentheses."""
+    if isinstance(node, Literal):
+        return _literal(node.text)
+    if isinstance(node, CharClass):
+        return _char_class(node)
+    if isinstance(node, Any):
+        return "."
+    if isinstance(node, RuleRef):
+        return node.name
+    if isinstance(node, Token):
+        return node.spelling
+    if isinstance(node, Repeat):
+        return _repeat(node)
+    if isinstance(node, Seq):
+        text = " ".join(_in_sequence(item) for item in node.items)
+        return text if top and text else "(" + text + ")"
+    if isinstance(node, Alt):
+        options = [_alternative(option) for option in node.options]
+        if top and options[-1] == "":
+            # A rule line ending in "|" would continue on the next line.
+            options[-1] = "()"
+        text = " | ".join(options).strip()
+        return text if top else "(" + text + ")"
+    raise TypeError(f"not a GBNF expression: {node!r}")
+
+
+def _alternative(node: Expr) -> str:
+    if isinstance(node, Seq):
+        return " ".join(_in_sequence(item) for item in node.items)
+    return format_expr(node)
+
+
+def _in_sequence(node: Expr) -> str:
+    return format_expr(node)
+
+
+def _repeat(node: Repeat) -> str:
+    item = node.item
+    inner = format_expr(item)
+    if _emits_nothing(item) and not isinstance(item, (Seq, Alt)):
+        inner = "(" + inner + ")"
+    if node.max is None:
+        suffix = {0: "*", 1: "+"}.get(node.min, f"{{{node.min},}}")
+    elif node.min == 0 and node.max == 1:
+        suffix = "?"
+    elif node.min == node.max:
+        suffix = f"{{{node.min}}}"
+    else:
+        suffix = f"{{{node.min},{node.max}}}"
+    return inner + suffix
+
+
+def format_gbnf(tree: GbnfGrammar | Expr) -> str:
+    """Canonical text of a grammar (one ``name ::= body`` line per rule, in rule order),
+    or of a single expression."""
+    if not isinstance(tree, GbnfGrammar):
+        return format_expr(tree, top=True) or '""'
+    lines = []
+    for name, body in tree.rules.items():
+        text = format_expr(body, top=True)
+        lines.append(f"{name} ::= {text}" if text else f"{name} ::= ()")
+    return "\n".join(lines) + "\n"

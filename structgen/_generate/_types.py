@@ -1,0 +1,167 @@
+"""The values that cross the backend seam: requests, sampling settings, events, usage.
+
+A backend turns one :class:`CompletionRequest` (chat messages + grammar + sampling settings)
+into a stream of :class:`TextDelta` events that ends with one :class:`Completion`. Nothing in
+here knows about llama.cpp, so an HTTP backend for a llama.cpp server can speak the same seam.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, Union, runtime_checkable
+
+from ._choices import ChoiceTable
+
+Role = Literal["system", "user", "assistant"]
+FinishReason = Literal["stop", "length"]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message."""
+
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True)
+class SamplingSettings:
+    """How the next token is picked. ``temperature == 0`` is greedy (and ignores the rest).
+
+    ``seed`` makes sampling at temperature > 0 reproducible; ``top_k == 0`` disables top-k,
+    ``top_p == 1`` disables nucleus sampling and ``min_p == 0`` disables min-p.
+    """
+
+    temperature: float = 0.0
+    top_p: float = 0.95
+    top_k: int = 40
+    min_p: float = 0.05
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.temperature < 0:
+            raise ValueError("temperature must be >= 0")
+        if not 0 < self.top_p <= 1:
+            raise ValueError("top_p must be in (0, 1]")
+        if self.top_k < 0:
+            raise ValueError("top_k must be >= 0")
+        if not 0 <= self.min_p < 1:
+            raise ValueError("min_p must be in [0, 1)")
+
+
+@dataclass(frozen=True)
+class CompletionRequest:
+    """Everything a backend needs for one constrained completion.
+
+    ``gbnf``/``root`` is the grammar the whole answer must match. ``choices`` optionally names
+    JSON positions whose value is one of a few whole alternatives; a backend that can score
+    alternatives by their full likelihood uses it, others ignore it.
+    """
+
+    messages: tuple[Message, ...]
+    gbnf: str
+    root: str = "root"
+    max_tokens: int = 512
+    sampling: SamplingSettings = field(default_factory=SamplingSettings)
+    choices: ChoiceTable | None = None
+
+
+@dataclass
+class Usage:
+    """What one call cost. Summed over attempts when a call retries.
+
+    - ``prompt_tokens``: tokens of the rendered prompt(s); ``cached_prompt_tokens`` of them were
+      already in the KV cache from an earlier call and were not evaluated again.
+    - ``sampled_tokens``: tokens the model picked one at a time.
+    - ``forced_tokens``: tokens the grammar forced and that were evaluated as one batch
+      (fast-forward), plus tokens of whole alternatives chosen by likelihood.
+    - ``grammar_seconds``: time in the grammar (checks, masks, forced-text probes).
+    - ``model_seconds``: time in model evaluation (``llama_decode``).
+    - ``total_seconds``: wall time of the call.
+    - ``attempts``: generations run (1 + retries).
+    """
+
+    prompt_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    sampled_tokens: int = 0
+    forced_tokens: int = 0
+    grammar_seconds: float = 0.0
+    model_seconds: float = 0.0
+    total_seconds: float = 0.0
+    attempts: int = 0
+
+    @property
+    def completion_tokens(self) -> int:
+        """Tokens of the answers: sampled plus forced."""
+        return self.sampled_tokens + self.forced_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            cached_prompt_tokens=self.cached_prompt_tokens + other.cached_prompt_tokens,
+            sampled_tokens=self.sampled_tokens + other.sampled_tokens,
+            forced_tokens=self.forced_tokens + other.forced_tokens,
+            grammar_seconds=self.grammar_seconds + other.grammar_seconds,
+            model_seconds=self.model_seconds + other.model_seconds,
+            total_seconds=self.total_seconds + other.total_seconds,
+            attempts=self.attempts + other.attempts,
+        )
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A piece of answer text, in order; concatenated they give the completion's text."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Completion:
+    """The end of a completion. ``finish_reason`` is "stop" when the grammar completed."""
+
+    text: str
+    finish_reason: FinishReason
+    usage: Usage
+
+
+Event = Union[TextDelta, Completion]
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """The one-method seam between ``generate`` and a model.
+
+    ``complete`` yields the answer as :class:`TextDelta` events and ends with exactly one
+    :class:`Completion`. Errors of the underlying library are raised as ``BackendError``.
+    Implementations must be safe to call from several threads.
+    """
+
+    def complete(self, request: CompletionRequest) -> Iterator[Event]: ...
+
+
+def as_messages(
+    prompt: str | None,
+    *,
+    system: str | None,
+    messages: Sequence[Mapping[str, str] | Message] | None,
+) -> list[Message]:
+    """Normalize the ways a caller can say what to ask into a list of messages."""
+    result: list[Message] = []
+    if system is not None:
+        result.append(Message("system", system))
+    for item in messages or ():
+        if isinstance(item, Message):
+            result.append(item)
+            continue
+        role, content = item.get("role"), item.get("content")
+        if role not in ("system", "user", "assistant") or not isinstance(content, str):
+            raise TypeError("each message needs a role (system, user, assistant) and str content")
+        result.append(Message(role, content))
+    if prompt is not None:
+        if not isinstance(prompt, str):
+            raise TypeError("prompt must be a str")
+        result.append(Message("user", prompt))
+    if not any(m.role == "user" for m in result):
+        raise ValueError("give a prompt or at least one user message")
+    return result

@@ -1,0 +1,132 @@
+"""llama.cpp's own grammar sampler on a real vocabulary: the ground truth for "does it accept".
+
+The vocabulary of the default model is loaded once (``vocab_only``: no weights). A grammar is
+compiled to a native sampler once and cloned per check. Every token is checked with a
+one-candidate ``apply`` before it is ``accept``-ed: accepting a token the grammar rejects
+aborts the whole process inside llama.cpp.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import math
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from ._errors import BackendError, GrammarError
+from ._llama_log import silence_llama_logs
+from ._model_path import check_model_file, default_model_path
+
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of feeding a text to a grammar: accepted, or where it was first rejected.
+
+    ``rejected_at`` is the offset (in characters) of the first character the grammar refused,
+    or ``len(text)`` when every character passed but the grammar could not end there.
+    """
+
+    accepted: bool
+    rejected_at: int | None = None
+
+
+class NativeVocab:
+    """A model's vocabulary loaded into llama.cpp without weights."""
+
+    def __init__(self, model_path: str | os.PathLike[str]) -> None:
+        import llama_cpp
+
+        silence_llama_logs()
+        path = check_model_file(model_path)
+        llama_cpp.llama_backend_init()
+        params = llama_cpp.llama_model_default_params()
+        params.vocab_only = True
+        model = llama_cpp.llama_model_load_from_file(str(path).encode(), params)
+        if not model:
+            raise BackendError(f"llama.cpp could not load the vocabulary of {path}")
+        self._llama = llama_cpp
+        self._model = model
+        self.vocab = llama_cpp.llama_model_get_vocab(model)
+        self.eos = llama_cpp.llama_vocab_eos(self.vocab)
+        self.byte_tokens = self._find_byte_tokens()
+        self._compiled: OrderedDict[tuple[str, str], int] = OrderedDict()
+
+    def _find_byte_tokens(self) -> dict[int, int]:
+        """Token ids whose piece is a single byte, to feed text one byte at a time."""
+        lib = self._llama
+        buf = ctypes.create_string_buffer(64)
+        found: dict[int, int] = {}
+        for tid in range(lib.llama_vocab_n_tokens(self.vocab)):
+            n = lib.llama_token_to_piece(self.vocab, tid, buf, 64, 0, False)
+            if n == 1:
+                found.setdefault(buf.raw[0], tid)
+        return found
+
+    def tokenize(self, text: str) -> list[int]:
+        lib = self._llama
+        data = text.encode("utf-8")
+        cap = len(data) + 8
+        tokens = (lib.llama_token * cap)()
+        n = lib.llama_tokenize(self.vocab, data, len(data), tokens, cap, False, False)
+        if n < 0:
+            raise BackendError("llama.cpp could not tokenize the text")
+        return list(tokens[:n])
+
+    def _compile(self, gbnf: str, root: str) -> int:
+        key = (gbnf, root)
+        sampler = self._compiled.get(key)
+        if sampler is not None:
+            self._compiled.move_to_end(key)
+            return sampler
+        sampler = self._llama.llama_sampler_init_grammar(self.vocab, gbnf.encode(), root.encode())
+        if not sampler:
+            raise GrammarError("llama.cpp rejected the grammar (parse error or missing root)")
+        self._compiled[key] = sampler
+        if len(self._compiled) > 64:
+            _, old = self._compiled.popitem(last=False)
+            self._llama.llama_sampler_free(old)
+        return sampler
+
+    def feed(self, gbnf: str, root: str, tokens: list[int]) -> int | None:
+        """Index of the first token the grammar rejects (``len(tokens)`` for end-of-sequence)."""
+        lib = self._llama
+        sampler = lib.llama_sampler_clone(self._compile(gbnf, root))
+        try:
+            cell = lib.llama_token_data()
+            array = lib.llama_token_data_array(
+                data=ctypes.pointer(cell), size=1, selected=-1, sorted=False
+            )
+            for i, token in enumerate([*tokens, self.eos]):
+                cell.id, cell.logit, cell.p = token, 0.0, 0.0
+                array.size = 1
+                lib.llama_sampler_apply(sampler, ctypes.byref(array))
+                if math.isinf(cell.logit):
+                    return i
+                if i < len(tokens):
+                    lib.llama_sampler_accept(sampler, token)
+            return None
+        finally:
+            lib.llama_sampler_free(sampler)
+
+    def check(self, gbnf: str, root: str, text: str) -> Verdict:
+        with _lock:
+            if self.feed(gbnf, root, self.tokenize(text)) is None:
+                return Verdict(True)
+            # Locate the first refused character by feeding single bytes.
+            data = text.encode("utf-8")
+            at = self.feed(gbnf, root, [self.byte_tokens[b] for b in data])
+            if at is None:  # the tokenization mattered, which llama.cpp's grammar must not allow
+                raise BackendError("grammar verdict depends on tokenization")
+            return Verdict(False, len(data[:at].decode("utf-8", errors="ignore")))
+
+
+@functools.lru_cache(maxsize=4)
+def native_vocab(model_path: str | None = None) -> NativeVocab:
+    """The shared vocabulary of ``model_path`` (default model when None), loaded once."""
+    with _lock:
+        return NativeVocab(model_path or default_model_path())

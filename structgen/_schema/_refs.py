@@ -1,0 +1,181 @@
+"""``$ref`` resolution: JSON pointers, ``$id`` base URIs, ``$anchor``, other documents.
+
+Documents are indexed once: every subschema reachable through schema keywords gets its base URI
+and a stable location key (``resource-uri#pointer``), so the same target reached through an anchor
+or a pointer becomes the same grammar rule. Other documents come only from ``refs={uri: schema}``
+or, with ``allow_fetch=True``, from HTTPS.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, urldefrag, urljoin
+
+from .._errors import SchemaError
+
+#: Base URI of a root schema without an absolute ``$id``; relative refs resolve against it.
+DEFAULT_BASE = "https://structgen.invalid/root.json"
+
+_SINGLE = ("additionalProperties", "additionalItems", "contains", "propertyNames", "not", "if",
+           "then", "else", "unevaluatedItems", "unevaluatedProperties", "contentSchema", "items")
+_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
+_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas",
+         "dependencies")
+
+
+@dataclass(frozen=True)
+class Target:
+    schema: Any
+    base: str  # base URI in effect inside the target
+    key: str  # stable identity of the target location
+    pointer: str  # where to report errors
+
+
+def escape_pointer_token(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def subschemas(schema: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """(relative pointer, subschema) for every subschema position of ``schema``."""
+    for kw in _SINGLE:
+        sub = schema.get(kw)
+        if isinstance(sub, (dict, bool)):
+            yield f"/{kw}", sub
+    for kw in _LISTS:
+        subs = schema.get(kw)
+        if isinstance(subs, list):
+            for i, sub in enumerate(subs):
+                if isinstance(sub, (dict, bool)):
+                    yield f"/{kw}/{i}", sub
+    for kw in _MAPS:
+        subs = schema.get(kw)
+        if isinstance(subs, dict):
+            for name, sub in subs.items():
+                if isinstance(sub, (dict, bool)):
+                    yield f"/{kw}/{escape_pointer_token(name)}", sub
+
+
+class Resolver:
+    def __init__(self, root: Any, refs: Mapping[str, Any], allow_fetch: bool) -> None:
+        self._refs = dict(refs)
+        self._allow_fetch = allow_fetch
+        self._resources: dict[str, Any] = {}
+        self._anchors: dict[tuple[str, str], Any] = {}
+        self._where: dict[int, tuple[str, str]] = {}  # id(schema) -> (base, key)
+        self._keep: list[Any] = []  # keeps indexed documents alive so ids stay unique
+        self._legacy_id = False
+        if isinstance(root, dict):
+            draft = str(root.get("$schema", ""))
+            self._legacy_id = "draft-04" in draft or "draft-03" in draft
+        self.root_base = DEFAULT_BASE
+        own = self._own_id(root)
+        if own is not None:
+            self.root_base = urldefrag(urljoin(DEFAULT_BASE, own))[0]
+        self._resources[DEFAULT_BASE] = root
+        self._index(root, self.root_base, self.root_base, "", "#")
+        self.root_key = self.key_of(root, self.root_base + "#")
+
+    def _own_id(self, schema: Any) -> str | None:
+        if not isinstance(schema, dict):
+            return None
+        ident = schema.get("$id")
+        if ident is None and self._legacy_id:
+            ident = schema.get("id")
+        if isinstance(ident, str) and not ident.startswith("#"):
+            return ident
+        return None
+
+    def _index(self, schema: Any, base: str, resource: str, rel: str, doc_pointer: str) -> None:
+        self._keep.append(schema)
+        if not isinstance(schema, dict):
+            self._where[id(schema)] = (base, f"{resource}#{rel}")
+            return
+        own = self._own_id(schema)
+        if own is not None:
+            base = urldefrag(urljoin(base, own))[0]
+            resource, rel = base, ""
+            self._resources.setdefault(base, schema)
+        self._where[id(schema)] = (base, f"{resource}#{rel}")
+        for kw in ("$anchor", "$dynamicAnchor"):
+            name = schema.get(kw)
+            if isinstance(name, str):
+                self._anchors.setdefault((base, name), schema)
+        if self._legacy_id and isinstance(schema.get("id"), str) and schema["id"].startswith("#"):
+            self._anchors.setdefault((base, schema["id"][1:]), schema)
+        for sub_pointer, sub in subschemas(schema):
+            self._index(sub, base, resource, rel + sub_pointer, doc_pointer + sub_pointer)
+
+    def key_of(self, schema: Any, fallback: str) -> str:
+        where = self._where.get(id(schema))
+        return where[1] if where else fallback
+
+    def base_of(self, schema: Any, fallback: str) -> str:
+        where = self._where.get(id(schema))
+        return where[0] if where else fallback
+
+    def resolve(self, base: str, ref: str, pointer: str) -> Target:
+        """The schema ``ref`` points to, seen from a schema whose base URI is ``base``."""
+        if not isinstance(ref, str):
+            raise SchemaError("$ref must be a string", pointer=pointer, keyword="$ref")
+        uri, fragment = urldefrag(urljoin(base, ref))
+        document = self._document(uri, ref, pointer)
+        schema = self._in_document(document, uri, unquote(fragment), ref, pointer)
+        if schema is None and ref.startswith("#") and uri != self.root_base:
+            # Sloppy real-world schemas: a local pointer meant for the root document.
+            schema = self._in_document(self._resources[DEFAULT_BASE], self.root_base,
+                                       unquote(fragment), ref, pointer)
+        if schema is None or not isinstance(schema, (dict, bool)):
+            raise SchemaError(f"cannot resolve $ref {ref!r}", pointer=pointer, keyword="$ref")
+        fallback_key = f"{uri}#{fragment}"
+        return Target(schema, self.base_of(schema, uri), self.key_of(schema, fallback_key),
+                      fallback_key if not fallback_key.startswith(DEFAULT_BASE) else
+                      "#" + fragment)
+
+    def _in_document(self, document: Any, uri: str, fragment: str, ref: str,
+                     pointer: str) -> Any:
+        if fragment == "":
+            return document
+        if fragment.startswith("/"):
+            node = document
+            for token in fragment[1:].split("/"):
+                token = token.replace("~1", "/").replace("~0", "~")
+                if isinstance(node, dict) and token in node:
+                    node = node[token]
+                elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                    node = node[int(token)]
+                else:
+                    return None
+            return node
+        return self._anchors.get((uri, fragment))
+
+    def _document(self, uri: str, ref: str, pointer: str) -> Any:
+        if uri in self._resources:
+            return self._resources[uri]
+        if uri == self.root_base or uri == "":
+            return self._resources[DEFAULT_BASE]
+        for candidate in (uri, uri + "#", urldefrag(ref)[0]):
+            if candidate in self._refs:
+                document = self._refs[candidate]
+                break
+        else:
+            if not (self._allow_fetch and uri.startswith("https://")):
+                raise SchemaError(
+                    f"cannot resolve $ref {ref!r}: document {uri!r} is not available "
+                    "(pass it in refs={uri: schema}, or allow_fetch=True for https)",
+                    pointer=pointer, keyword="$ref")
+            document = self._fetch(uri, pointer)
+        self._resources[uri] = document
+        self._index(document, uri, uri, "", uri + "#")
+        return self._resources[uri]
+
+    def _fetch(self, uri: str, pointer: str) -> Any:
+        try:
+            with urllib.request.urlopen(uri, timeout=10) as response:  # noqa: S310 (https only)
+                return json.loads(response.read().decode("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise SchemaError(f"cannot fetch {uri!r}: {exc}", pointer=pointer,
+                              keyword="$ref") from exc

@@ -1,0 +1,94 @@
+"""A registry of GBNF rules under construction: unique names, shared bodies, forward references."""
+
+from __future__ import annotations
+
+import re
+
+_INVALID_NAME_CHARS = re.compile(r"[^a-zA-Z0-9-]+")
+
+
+def rule_name_hint(text: str) -> str:
+    """A valid GBNF rule name derived from arbitrary text (property names, titles...)."""
+    name = _INVALID_NAME_CHARS.sub("-", text).strip("-").lower()
+    return name[:40].rstrip("-") or "r"
+
+
+class RuleSet:
+    """Rules by name. Equal bodies share one rule, so repeated sub-schemas cost nothing.
+
+    ``reserve`` hands out a name before its body is known, for recursion through ``$ref``;
+    ``define`` fills it in later.
+    """
+
+    def __init__(self) -> None:
+        self._bodies: dict[str, str | None] = {}
+        self._by_body: dict[str, str] = {}
+
+    def _fresh(self, hint: str) -> str:
+        base = rule_name_hint(hint)
+        name, n = base, 1
+        while name in self._bodies:
+            n += 1
+            name = f"{base}-{n}"
+        return name
+
+    def add(self, hint: str, body: str) -> str:
+        """Return the name of a rule with this body, creating it if no rule has it yet."""
+        existing = self._by_body.get(body)
+        if existing is not None:
+            return existing
+        name = self._fresh(hint)
+        self._bodies[name] = body
+        self._by_body[body] = name
+        return name
+
+    def add_named(self, name: str, body: str) -> str:
+        """Define a rule under exactly ``name`` (builtins such as ``char``); idempotent."""
+        current = self._bodies.get(name)
+        if current is None:
+            self._bodies[name] = body
+            self._by_body.setdefault(body, name)
+        elif current != body:
+            raise ValueError(f"rule {name!r} already defined with another body")
+        return name
+
+    def reserve(self, hint: str) -> str:
+        name = self._fresh(hint)
+        self._bodies[name] = None
+        return name
+
+    def define(self, name: str, body: str) -> None:
+        if self._bodies.get(name, "") is not None:
+            raise ValueError(f"rule {name!r} was not reserved or is already defined")
+        self._bodies[name] = body
+        self._by_body.setdefault(body, name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._bodies
+
+    def body(self, name: str) -> str | None:
+        return self._bodies.get(name)
+
+    def to_gbnf(self, root: str = "root") -> str:
+        """The grammar text: ``root`` first, then the other rules by name, unused ones dropped."""
+        missing = [n for n, b in self._bodies.items() if b is None]
+        if missing:
+            raise ValueError(f"rules reserved but never defined: {missing}")
+        reachable = self._reachable(root)
+        lines = [f"{root} ::= {self._bodies[root]}"]
+        lines += [f"{n} ::= {self._bodies[n]}" for n in sorted(reachable - {root})]
+        return "\n".join(lines) + "\n"
+
+    _REF = re.compile(r'"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]|([a-zA-Z0-9-]+)')
+
+    def _reachable(self, root: str) -> set[str]:
+        seen = {root}
+        todo = [root]
+        while todo:
+            body = self._bodies[todo.pop()] or ""
+            for m in self._REF.finditer(body):
+                ref = m.group(1)
+                if ref and ref in self._bodies and ref not in seen:
+                    seen.add(ref)
+                    todo.append(ref)
+        return seen
