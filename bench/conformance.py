@@ -125,11 +125,16 @@ def run_corpus(
     results: dict[str, dict[str, Outcome]] = {c: {} for c in converters}
     judges = [Judge(), Judge()]
 
+    done = [0]
+
     def work(index: int) -> None:
         judge = judges[index % 2]
         for case in cases[index::2]:
             for conv_name, conv in converters.items():
                 results[conv_name][case.id] = evaluate(case, conv, judge)
+            done[0] += 1
+            if done[0] % 500 == 0:
+                print(f"  {name}: {done[0]}/{len(cases)}", file=sys.stderr, flush=True)
 
     with ThreadPoolExecutor(2) as pool:
         list(pool.map(work, range(2)))

@@ -1,5 +1,21 @@
-"""structgen: Pydantic-first structured output for local LLMs on llama.cpp's grammar sampler."""
+"""structgen: Pydantic-first structured output for local LLMs on llama.cpp's grammar sampler.
 
+    llm = structgen.LLM()                       # the embedded default model, or any GGUF path
+    ticket = llm.generate(Ticket, "Summarise this trace: ...")   # a validated Ticket
+
+The public surface is what ``__all__`` lists; every other module is private.
+"""
+
+from ._builtins import (
+    ARITHMETIC_GBNF,
+    C_GBNF,
+    CHESS_GBNF,
+    ENGLISH_GBNF,
+    JAPANESE_GBNF,
+    JSON_ARR_GBNF,
+    JSON_GBNF,
+    LIST_GBNF,
+)
 from ._errors import (
     BackendError,
     GenerationError,
@@ -12,20 +28,60 @@ from ._errors import (
     StructgenError,
     UnsupportedSchemaError,
 )
+from ._generate import (
+    LLM,
+    Backend,
+    Completion,
+    CompletionRequest,
+    LlamaCppBackend,
+    Message,
+    Refusal,
+    Result,
+    SamplingSettings,
+    TextDelta,
+    Usage,
+    structured,
+)
+from ._grammar import Grammar
 from ._model_path import default_model_path
+from ._schema import json_schema_to_gbnf
+from ._schema._options import GrammarOptions
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ARITHMETIC_GBNF",
+    "Backend",
     "BackendError",
+    "CHESS_GBNF",
+    "C_GBNF",
+    "Completion",
+    "CompletionRequest",
+    "ENGLISH_GBNF",
     "GenerationError",
+    "Grammar",
     "GrammarError",
+    "GrammarOptions",
     "IncompleteOutputError",
+    "JAPANESE_GBNF",
+    "JSON_ARR_GBNF",
+    "JSON_GBNF",
+    "LIST_GBNF",
+    "LLM",
+    "LlamaCppBackend",
+    "Message",
     "ModelNotFoundError",
     "OutputValidationError",
+    "Refusal",
     "RefusalError",
+    "Result",
+    "SamplingSettings",
     "SchemaError",
     "StructgenError",
+    "TextDelta",
     "UnsupportedSchemaError",
+    "Usage",
     "default_model_path",
+    "json_schema_to_gbnf",
+    "structured",
 ]

@@ -77,11 +77,11 @@ class Grammar:
     def __init__(
         self, gbnf: str, *, root: str = "root", triggers: Iterable[Trigger] | None = None
     ) -> None:
-        from ._gbnf import check_safe, parse_gbnf
+        from ._gbnf import check_safe
 
         text = _check_text(gbnf)
         start = _check_root(root)
-        check_safe(parse_gbnf(text), start)
+        check_safe(text, start)
         object.__setattr__(self, "_gbnf", text)
         object.__setattr__(self, "_root_name", start)
         object.__setattr__(self, "_triggers", _check_triggers(triggers))

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import ctypes
 import logging
+from collections import deque
 
 logger = logging.getLogger("structgen.llama_cpp")
+# A library stays quiet unless the application configures logging.
+logging.getLogger("structgen").addHandler(logging.NullHandler())
+
+#: The last error lines llama.cpp logged, so a GrammarError can say what llama.cpp said.
+recent_errors: deque[str] = deque(maxlen=8)
 
 # ggml_log_level: NONE=0, DEBUG=1, INFO=2, WARN=3, ERROR=4, CONT=5 (continues the previous line).
 _LEVELS = {0: logging.CRITICAL, 1: logging.DEBUG, 2: logging.INFO, 3: logging.WARNING, 4: logging.ERROR}
@@ -28,8 +34,11 @@ def silence_llama_logs() -> None:
     def forward(level: int, text: bytes, _user: ctypes.c_void_p) -> None:
         py_level = _LEVELS.get(level, last_level[0])  # level 5 continues the previous line
         last_level[0] = py_level
+        line = text.decode("utf-8", errors="replace").rstrip("\n")
+        if py_level >= logging.ERROR:
+            recent_errors.append(line)
         if logger.isEnabledFor(py_level):
-            logger.log(py_level, "%s", text.decode("utf-8", errors="replace").rstrip("\n"))
+            logger.log(py_level, "%s", line)
 
     _callback = llama_cpp.llama_log_callback(forward)
     llama_cpp.llama_log_set(_callback, ctypes.c_void_p(0))

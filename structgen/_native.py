@@ -17,7 +17,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from ._errors import BackendError, GrammarError
-from ._llama_log import silence_llama_logs
+from ._llama_log import recent_errors, silence_llama_logs
 from ._model_path import check_model_file, default_model_path
 
 _lock = threading.Lock()
@@ -83,9 +83,11 @@ class NativeVocab:
         if sampler is not None:
             self._compiled.move_to_end(key)
             return sampler
+        recent_errors.clear()
         sampler = self._llama.llama_sampler_init_grammar(self.vocab, gbnf.encode(), root.encode())
         if not sampler:
-            raise GrammarError("llama.cpp rejected the grammar (parse error or missing root)")
+            said = "; ".join(line.strip() for line in recent_errors if line.strip())
+            raise GrammarError(f"llama.cpp rejected the grammar: {said or 'no reason given'}")
         self._compiled[key] = sampler
         if len(self._compiled) > 64:
             _, old = self._compiled.popitem(last=False)
@@ -117,12 +119,28 @@ class NativeVocab:
         with _lock:
             if self.feed(gbnf, root, self.tokenize(text)) is None:
                 return Verdict(True)
-            # Locate the first refused character by feeding single bytes.
-            data = text.encode("utf-8")
-            at = self.feed(gbnf, root, [self.byte_tokens[b] for b in data])
-            if at is None:  # the tokenization mattered, which llama.cpp's grammar must not allow
+            tokens, char_of_token = self._fine_tokens(text)
+            at = self.feed(gbnf, root, tokens)
+            if at is None:  # llama.cpp's grammar verdict must not depend on the tokenization
                 raise BackendError("grammar verdict depends on tokenization")
-            return Verdict(False, len(data[:at].decode("utf-8", errors="ignore")))
+            return Verdict(False, char_of_token[at] if at < len(tokens) else len(text))
+
+    def _fine_tokens(self, text: str) -> tuple[list[int], list[int]]:
+        """Tokens of ``text`` one byte (or, lacking a byte token, one character) at a time,
+        with the character offset each token starts in, to locate the first refused character.
+        """
+        tokens: list[int] = []
+        char_of_token: list[int] = []
+        for i, ch in enumerate(text):
+            data = ch.encode("utf-8")
+            pieces = [self.byte_tokens.get(b) for b in data]
+            if all(p is not None for p in pieces):
+                ids = [p for p in pieces if p is not None]
+            else:
+                ids = self.tokenize(ch)
+            tokens += ids
+            char_of_token += [i] * len(ids)
+        return tokens, char_of_token
 
 
 @functools.lru_cache(maxsize=4)

@@ -6,7 +6,7 @@ Everything here works on the tree and mirrors how llama.cpp expands it: ``{m,n}`
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 from ._parser import MAX_REPETITION
 from ._tree import Alt, CharClass, Expr, GbnfGrammar, Literal, Repeat, RuleRef, Seq, Token, walk
@@ -18,6 +18,7 @@ __all__ = [
     "is_nullable",
     "recursive_cycles",
     "reachable_rules",
+    "references_by_rule",
     "rule_references",
 ]
 
@@ -29,17 +30,22 @@ def effective_max(node: Repeat) -> int | None:
     return node.max
 
 
-def rule_references(expr: Expr) -> Iterator[RuleRef]:
-    for node in walk(expr):
-        if isinstance(node, RuleRef):
-            yield node
+def rule_references(expr: Expr) -> list[RuleRef]:
+    return [node for node in walk(expr) if isinstance(node, RuleRef)]
 
 
-def reachable_rules(grammar: GbnfGrammar, root: str) -> set[str]:
+def references_by_rule(grammar: GbnfGrammar) -> dict[str, list[RuleRef]]:
+    return {name: rule_references(body) for name, body in grammar.rules.items()}
+
+
+def reachable_rules(
+    grammar: GbnfGrammar, root: str, references: Mapping[str, list[RuleRef]] | None = None
+) -> set[str]:
+    refs = references if references is not None else references_by_rule(grammar)
     seen = {root} if root in grammar.rules else set()
     todo = list(seen)
     while todo:
-        for ref in rule_references(grammar.rules[todo.pop()]):
+        for ref in refs[todo.pop()]:
             if ref.name in grammar.rules and ref.name not in seen:
                 seen.add(ref.name)
                 todo.append(ref.name)
@@ -63,12 +69,15 @@ def is_nullable(expr: Expr, nullable: Mapping[str, bool]) -> bool:
     return False  # Any, Token
 
 
-def nullable_rules(grammar: GbnfGrammar) -> dict[str, bool]:
+def nullable_rules(
+    grammar: GbnfGrammar, references: Mapping[str, list[RuleRef]] | None = None
+) -> dict[str, bool]:
     """Which rules derive the empty string: a worklist fixpoint (linear in grammar size)."""
+    refs = references if references is not None else references_by_rule(grammar)
     nullable = {name: False for name in grammar.rules}
     users: dict[str, set[str]] = {name: set() for name in grammar.rules}
-    for name, body in grammar.rules.items():
-        for ref in rule_references(body):
+    for name in grammar.rules:
+        for ref in refs[name]:
             if ref.name in users:
                 users[ref.name].add(name)
     todo = list(grammar.rules)

@@ -12,7 +12,7 @@ repetition would generate is limited (see ``_Parser._repeat``). One deliberate d
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+import re
 
 from .._errors import GrammarError
 from ._tree import Alt, Any, CharClass, Expr, GbnfGrammar, Literal, Repeat, RuleRef, Seq, Span, Token
@@ -26,10 +26,15 @@ _UINT64_LIMIT = 2**64
 _SIMPLE_ESCAPES = {"t": "\t", "r": "\r", "n": "\n", "\\": "\\", '"': '"', "[": "[", "]": "]", "-": "-"}
 _HEX_WIDTH = {"x": 2, "u": 4, "U": 8}
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
-
-
-def _is_word_char(ch: str) -> bool:
-    return ("a" <= ch <= "z") or ("A" <= ch <= "Z") or ("0" <= ch <= "9") or ch == "-"
+# Building the named tuple directly skips its Python-level __new__ (hot: one per item).
+_new_span = tuple.__new__
+_NAME = re.compile(r"[a-zA-Z0-9-]+")
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")
+# llama.cpp's parse_space: blanks and comments, and newlines where the context allows them.
+_SPACE = re.compile(r"(?:[ \t]+|#[^\r\n]*)*")
+_SPACE_OR_NEWLINE = re.compile(r"(?:[ \t\r\n]+|#[^\r\n]*)*")
+_PLAIN_STRING = re.compile(r'"([^"\\]*)"')
+_PLAIN_STRING_RUN = re.compile(r'[^"\\]+')
 
 
 def excerpt_at(text: str, line: int, column: int) -> str:
@@ -39,13 +44,10 @@ def excerpt_at(text: str, line: int, column: int) -> str:
     return f"{source_line}\n{' ' * (column - 1)}^"
 
 
-@dataclass
-class _Item:
-    """A parsed sequence element plus what llama.cpp's repetition logic needs to know of it."""
-
-    expr: Expr
-    emits: bool  # did it emit grammar elements? (``""`` and ``[]`` do not)
-    n_prev_rules: int  # llama.cpp's ``n_prev_rules`` for a repetition applied to it
+# A parsed sequence element plus what llama.cpp's repetition logic needs to know of it:
+# (expression, did it emit grammar elements? (``""`` and ``[]`` do not), llama.cpp's
+# ``n_prev_rules`` for a repetition applied to it, where the item starts).
+_Item = tuple[Expr, bool, int, Span]
 
 
 class _Parser:
@@ -53,7 +55,8 @@ class _Parser:
         self.text = text
         self.end = len(text)
         self.check_undefined = check_undefined
-        self._line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self._line = 1  # the line of the last span: positions mostly grow, so look there first
         # Mirrors llama.cpp's symbol table size: rule names in order of first mention plus
         # one generated symbol per group and per repetition helper rule.
         self.known_names: set[str] = set()
@@ -65,8 +68,10 @@ class _Parser:
 
     # -- positions and errors ------------------------------------------------------------
     def span(self, pos: int) -> Span:
-        line = bisect.bisect_right(self._line_starts, pos)
-        return Span(line, pos - self._line_starts[line - 1] + 1)
+        starts, line = self._line_starts, self._line
+        if not (starts[line - 1] <= pos and (line == len(starts) or pos < starts[line])):
+            line = self._line = bisect.bisect_right(starts, pos)
+        return _new_span(Span, (line, pos - starts[line - 1] + 1))
 
     def error(self, message: str, pos: int) -> GrammarError:
         at = self.span(min(pos, self.end))
@@ -87,25 +92,13 @@ class _Parser:
 
     # -- lexical pieces --------------------------------------------------------------------
     def skip_space(self, pos: int, newline_ok: bool) -> int:
-        text, end = self.text, self.end
-        while pos < end:
-            ch = text[pos]
-            if ch == "#":
-                while pos < end and text[pos] not in "\r\n":
-                    pos += 1
-            elif ch == " " or ch == "\t" or (newline_ok and (ch == "\n" or ch == "\r")):
-                pos += 1
-            else:
-                break
-        return pos
+        return (_SPACE_OR_NEWLINE if newline_ok else _SPACE).match(self.text, pos).end()  # type: ignore[union-attr]
 
     def parse_name(self, pos: int) -> int:
-        start = pos
-        while pos < self.end and _is_word_char(self.text[pos]):
-            pos += 1
-        if pos == start:
+        match = _NAME.match(self.text, pos)
+        if match is None:
             raise self.error("expecting a rule name", pos)
-        return pos
+        return match.end()
 
     def parse_int(self, pos: int) -> tuple[int, int]:
         start = pos
@@ -195,46 +188,62 @@ class _Parser:
     def parse_sequence(self, pos: int, *, nested: bool) -> tuple[Expr, int]:
         start = pos
         items: list[_Item] = []
-        text = self.text
-        while pos < self.end:
+        text, end = self.text, self.end
+        # Hot loop: the blank skipper and name matcher are bound once per sequence.
+        space = (_SPACE_OR_NEWLINE if nested else _SPACE).match
+        while pos < end:
             ch = text[pos]
             at = self.span(pos)
-            if ch == '"':
+            if ch in _WORD_CHARS:
+                name_match = _NAME.match(text, pos)
+                assert name_match is not None
+                name = name_match.group()
+                if name not in self.known_names:
+                    self.mention(name)
+                ref = RuleRef(name, at=at)
+                self.references.append(ref)
+                items.append((ref, True, 1, at))
+                pos = space(text, name_match.end()).end()  # type: ignore[union-attr]
+            elif ch == '"':
+                plain = _PLAIN_STRING.match(text, pos)
+                if plain is not None:  # the common case: no escapes
+                    literal = plain.group(1)
+                    items.append((Literal(literal, at=at), bool(literal), 1, at))
+                    pos = space(text, plain.end()).end()  # type: ignore[union-attr]
+                    continue
                 chars, pos = [], pos + 1
                 while self.char(pos) != '"':
-                    if pos >= self.end:
+                    if pos >= end:
                         raise self.error("unexpected end of input in a string", pos)
+                    run = _PLAIN_STRING_RUN.match(text, pos)
+                    if run is not None:  # fast path: no escapes
+                        chars.append(run.group())
+                        pos = run.end()
+                        continue
                     code, pos = self.parse_char(pos)
                     if code > 0x10FFFF:
                         raise self.error("code point out of range in a string", pos)
                     chars.append(chr(code))
-                items.append(_Item(Literal("".join(chars), at=at), bool(chars), 1))
+                items.append((Literal("".join(chars), at=at), bool(chars), 1, at))
                 pos = self.skip_space(pos + 1, nested)
             elif ch == "[":
                 expr, pos = self.parse_class(pos, at)
-                items.append(_Item(expr, bool(expr.ranges), 1))
+                items.append((expr, bool(expr.ranges), 1, at))
                 pos = self.skip_space(pos, nested)
             elif ch == "<" or ch == "!":
                 token, pos = self.parse_token(pos, at)
-                items.append(_Item(token, True, 1))
+                items.append((token, True, 1, at))
                 pos = self.skip_space(pos, nested)
-            elif _is_word_char(ch):
-                name_end = self.parse_name(pos)
-                ref = RuleRef(text[pos:name_end], at=at)
-                self.mention(ref.name)
-                self.references.append(ref)
-                items.append(_Item(ref, True, 1))
-                pos = self.skip_space(name_end, nested)
             elif ch == "(":
                 before = self.n_symbols
                 self.n_symbols += 1  # the group's own synthesized rule
                 inner, pos = self.parse_alternates(self.skip_space(pos + 1, True), nested=True)
                 if pos >= self.end or text[pos] != ")":
                     raise self.error("expecting ')'", pos)
-                items.append(_Item(inner, True, max(1, self.n_symbols - before)))
+                items.append((inner, True, max(1, self.n_symbols - before), at))
                 pos = self.skip_space(pos + 1, nested)
             elif ch == ".":
-                items.append(_Item(Any(at=at), True, 1))
+                items.append((Any(at=at), True, 1, at))
                 pos = self.skip_space(pos + 1, nested)
             elif ch in "*+?":
                 pos = self.skip_space(pos + 1, nested)
@@ -244,7 +253,7 @@ class _Parser:
                 pos = self.parse_braces(items, pos, at, nested)
             else:
                 break
-        exprs = tuple(item.expr for item in items)
+        exprs = tuple(item[0] for item in items)
         if len(exprs) == 1:
             return exprs[0], pos
         return Seq(exprs, at=self.span(start)), pos
@@ -318,21 +327,21 @@ class _Parser:
         self, items: list[_Item], low: int, high: int | None, effective_high: int | None, at: Span, pos: int
     ) -> None:
         """Apply a repetition to the last item, with llama.cpp's checks."""
-        if not items or not items[-1].emits:
+        if not items or not items[-1][1]:
             raise self.error("expecting an item before the repetition operator", self.offset(at))
-        last = items[-1]
+        last_expr, _, n_prev_rules, last_start = items[-1]
         # llama.cpp bounds the number of rules a repetition makes (times those the repeated
         # item already made); beyond it the grammar is refused.
         total = effective_high if effective_high else (low if low > 0 else 1)
-        if last.n_prev_rules * total > MAX_REPETITION:
+        if n_prev_rules * total > MAX_REPETITION:
             raise self.error(
-                f"repetition would generate {last.n_prev_rules * total} rules, "
+                f"repetition would generate {n_prev_rules * total} rules, "
                 f"more than llama.cpp's limit of {MAX_REPETITION}",
                 self.offset(at),
             )
         self.n_symbols += 1 if effective_high is None else effective_high - low
         emits = not (low == 0 and effective_high == 0)
-        items[-1] = _Item(Repeat(last.expr, low, high, at=at), emits, last.n_prev_rules * total)
+        items[-1] = (Repeat(last_expr, low, high, at=last_start), emits, n_prev_rules * total, last_start)
 
 
 def parse_gbnf(text: str, *, check_undefined: bool = True) -> GbnfGrammar:
@@ -341,4 +350,8 @@ def parse_gbnf(text: str, *, check_undefined: bool = True) -> GbnfGrammar:
     (``check_undefined=False`` defers those to :func:`lint`)."""
     if not isinstance(text, str):
         raise TypeError(f"GBNF text must be str, not {type(text).__name__}")
-    return _Parser(text, check_undefined=check_undefined).parse()
+    parser = _Parser(text, check_undefined=check_undefined)
+    try:
+        return parser.parse()
+    except RecursionError:
+        raise GrammarError("parentheses are nested too deeply") from None

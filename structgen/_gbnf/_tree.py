@@ -7,10 +7,10 @@ formatted text puts things at other places.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Union
+from typing import NamedTuple, Union
 
 __all__ = [
     "Alt",
@@ -28,8 +28,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
+class Span(NamedTuple):
     """A 1-based line and column (in code points) in the grammar text."""
 
     line: int
@@ -136,10 +135,10 @@ class GbnfGrammar:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GbnfGrammar):
             return NotImplemented
-        return list(self.rules.items()) == list(other.rules.items())
+        return dict(self.rules) == dict(other.rules)
 
     def __hash__(self) -> int:
-        return hash(tuple(self.rules.items()))
+        return hash(frozenset(self.rules.items()))
 
     def span_of(self, name: str) -> Span | None:
         return self.rule_spans.get(name)
@@ -155,10 +154,18 @@ def children(expr: Expr) -> tuple[Expr, ...]:
     return ()
 
 
-def walk(expr: Expr) -> Iterator[Expr]:
+def walk(expr: Expr) -> list[Expr]:
     """Every node of ``expr``, parents before children (iterative: trees can be deep)."""
-    todo = [expr]
+    nodes: list[Expr] = []
+    todo: list[Expr] = [expr]
     while todo:
         node = todo.pop()
-        yield node
-        todo.extend(reversed(children(node)))
+        nodes.append(node)
+        kind = type(node)
+        if kind is Seq:
+            todo.extend(reversed(node.items))  # type: ignore[union-attr]
+        elif kind is Alt:
+            todo.extend(reversed(node.options))  # type: ignore[union-attr]
+        elif kind is Repeat:
+            todo.append(node.item)  # type: ignore[union-attr]
+    return nodes

@@ -159,6 +159,14 @@ class JsonCursor:
         self.closed: list[str | int] = []
         self.done = False
 
+    def copy(self) -> JsonCursor:
+        twin = JsonCursor.__new__(JsonCursor)
+        twin.__dict__.update(self.__dict__)
+        twin._frames = [list(f) for f in self._frames]
+        twin._key_chars = list(self._key_chars)
+        twin.closed = list(self.closed)
+        return twin
+
     def feed(self, text: str) -> None:
         for ch in text:
             self._feed_char(ch)

@@ -14,6 +14,7 @@ from typing import Literal, Protocol, Union, runtime_checkable
 from ._choices import ChoiceTable
 
 Role = Literal["system", "user", "assistant"]
+_ROLES: dict[str, Role] = {"system": "system", "user": "user", "assistant": "assistant"}
 FinishReason = Literal["stop", "length"]
 
 
@@ -155,9 +156,9 @@ def as_messages(
             result.append(item)
             continue
         role, content = item.get("role"), item.get("content")
-        if role not in ("system", "user", "assistant") or not isinstance(content, str):
+        if role not in _ROLES or not isinstance(content, str):
             raise TypeError("each message needs a role (system, user, assistant) and str content")
-        result.append(Message(role, content))
+        result.append(Message(_ROLES[role], content))
     if prompt is not None:
         if not isinstance(prompt, str):
             raise TypeError("prompt must be a str")

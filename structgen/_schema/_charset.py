@@ -26,6 +26,12 @@ Range = tuple[int, int]
 
 def _merge(ranges: Iterable[Range]) -> tuple[Range, ...]:
     """Sort and merge overlapping or adjacent ranges, dropping surrogates and empty ranges."""
+    if not isinstance(ranges, (list, tuple)):
+        ranges = list(ranges)
+    if len(ranges) == 1:
+        lo, hi = ranges[0]
+        if hi < SURROGATE_LOW or lo > SURROGATE_HIGH:
+            return ((lo, hi),) if lo <= hi else ()
     out: list[list[int]] = []
     for lo, hi in sorted(r for r in ranges if r[0] <= r[1]):
         if out and lo <= out[-1][1] + 1:

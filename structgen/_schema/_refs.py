@@ -68,6 +68,7 @@ class Resolver:
         self._where: dict[int, tuple[str, str]] = {}  # id(schema) -> (base, key)
         self._keep: list[Any] = []  # keeps indexed documents alive so ids stay unique
         self._legacy_id = False
+        self._dynamic_anchors: dict[str, set[str]] = {}
         if isinstance(root, dict):
             draft = str(root.get("$schema", ""))
             self._legacy_id = "draft-04" in draft or "draft-03" in draft
@@ -104,10 +105,16 @@ class Resolver:
             name = schema.get(kw)
             if isinstance(name, str):
                 self._anchors.setdefault((base, name), schema)
+                if kw == "$dynamicAnchor":
+                    self._dynamic_anchors.setdefault(name, set()).add(base)
         if self._legacy_id and isinstance(schema.get("id"), str) and schema["id"].startswith("#"):
             self._anchors.setdefault((base, schema["id"][1:]), schema)
         for sub_pointer, sub in subschemas(schema):
             self._index(sub, base, resource, rel + sub_pointer, doc_pointer + sub_pointer)
+
+    def dynamic_anchor_count(self, name: str) -> int:
+        """How many resources declare ``$dynamicAnchor: name`` (more than one: scope matters)."""
+        return len(self._dynamic_anchors.get(name, ()))
 
     def key_of(self, schema: Any, fallback: str) -> str:
         where = self._where.get(id(schema))
@@ -121,7 +128,10 @@ class Resolver:
         """The schema ``ref`` points to, seen from a schema whose base URI is ``base``."""
         if not isinstance(ref, str):
             raise SchemaError("$ref must be a string", pointer=pointer, keyword="$ref")
-        uri, fragment = urldefrag(urljoin(base, ref))
+        if ref.startswith("#"):  # also works for bases urljoin does not understand (urn:)
+            uri, fragment = urldefrag(base)[0], ref[1:]
+        else:
+            uri, fragment = urldefrag(urljoin(base, ref))
         document = self._document(uri, ref, pointer)
         schema = self._in_document(document, uri, unquote(fragment), ref, pointer)
         if schema is None and ref.startswith("#") and uri != self.root_base:

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Union
 
 from .._errors import SchemaError, UnsupportedSchemaError
-from ._charset import EMPTY, LINE_TERMINATORS, UNIVERSE, CharSet, property_charset
+from ._charset import LINE_TERMINATORS, UNIVERSE, CharSet, property_charset
 
 
 @dataclass(frozen=True)
@@ -306,7 +306,7 @@ class _Parser:
         negate = self.peek() == "^"
         if negate:
             self.pos += 1
-        result = EMPTY
+        ranges: list[tuple[int, int]] = []
         while self.peek() != "]":
             if not self.peek():
                 raise _malformed(f"unterminated character class at offset {start}")
@@ -316,15 +316,16 @@ class _Parser:
                 second, second_is_set = self._class_atom()
                 if first_is_set or second_is_set:
                     # Annex B: a range next to a class escape is a literal hyphen.
-                    result = result | first | second | _one(ord("-"))
+                    ranges += first.ranges + second.ranges + ((ord("-"), ord("-")),)
                     continue
                 lo, hi = first.ranges[0][0], second.ranges[0][0]
                 if lo > hi:
                     raise _malformed(f"range out of order in character class at offset {start}")
-                result = result | CharSet.of((lo, hi))
+                ranges.append((lo, hi))
             else:
-                result = result | first
+                ranges += first.ranges
         self.pos += 1
+        result = CharSet.from_ranges(ranges)
         return result.complement() if negate else result
 
     def _class_atom(self) -> tuple[CharSet, bool]:

@@ -23,13 +23,17 @@ class RuleSet:
     def __init__(self) -> None:
         self._bodies: dict[str, str | None] = {}
         self._by_body: dict[str, str] = {}
+        self._next_suffix: dict[str, int] = {}
 
     def _fresh(self, hint: str) -> str:
         base = rule_name_hint(hint)
-        name, n = base, 1
-        while name in self._bodies:
+        name, n = base, self._next_suffix.get(base, 1)
+        if n > 1:
+            name = f"{base}-{n}"
+        while name in self._bodies:  # a suffixed name may clash with another hint's base
             n += 1
             name = f"{base}-{n}"
+        self._next_suffix[base] = n + 1
         return name
 
     def add(self, hint: str, body: str) -> str:

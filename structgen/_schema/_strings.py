@@ -1,16 +1,320 @@
-"""JSON string languages: the StringSpec value and its GBNF (work in progress by the strings helper)."""
+"""JSON string languages: :class:`StringSpec`, its GBNF (:func:`json_string_rule`) and its membership
+test (:func:`string_matches`), which agree exactly.
+
+Three routes, cheapest first:
+
+1. no pattern, format or exclusion: ``"\\"" char{m,n} "\\""``;
+2. one fully anchored, structurally simple regex: GBNF written straight from the regex tree, with
+   ``{m,n}`` counts (small grammars that llama.cpp runs fast);
+3. anything else: a minimal DFA of the intersection of every constraint, one rule per state.
+
+Every route accepts every JSON spelling of an allowed string (raw, short escapes, ``\\uXXXX`` in
+either case, surrogate pairs) and never a raw control character.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from .._errors import UnsupportedSchemaError
+from ._automata import (
+    DFA,
+    TooLarge,
+    complement,
+    emit_dfa,
+    finite_dfa,
+    intersect,
+    length_dfa,
+    regex_dfa,
+    too_large,
+)
+from ._charset import UNIVERSE, CharSet, json_char_ref, raw_char_ref
+from ._regex import Alt, Anchor, Chars, Node, Repeat, Seq, length_bounds, parse_regex
+from ._rules import RuleSet
+
+#: llama.cpp copies a repeated item once per count; larger counts are nested.
+MAX_REPEAT = 1000
+_QUOTE = '"\\""'
+CharSetRef = Callable[[CharSet], str]
 
 
 @dataclass(frozen=True)
 class StringSpec:
-    patterns: tuple[str, ...] = ()
-    not_patterns: tuple[str, ...] = ()
-    min_length: int = 0
+    """A set of strings (decoded values), every field a further restriction."""
+
+    patterns: tuple[str, ...] = ()  # ECMA-262 regexes, search semantics; ALL must match
+    not_patterns: tuple[str, ...] = ()  # NONE may match
+    min_length: int = 0  # code points
     max_length: int | None = None
-    formats: tuple[str, ...] = ()
-    exclude: frozenset[str] = frozenset()
-    only: frozenset[str] | None = None
+    formats: tuple[str, ...] = ()  # names; regexes from _formats.format_regex
+    exclude: frozenset[str] = frozenset()  # decoded values not allowed
+    only: frozenset[str] | None = None  # if set, the finite set of allowed values
+
+
+# --- regexes and their automata -------------------------------------------------------------
+
+
+def _format_regex(name: str, pointer: str) -> str:
+    try:
+        from ._formats import format_regex
+    except ImportError:
+        format_regex = None  # the formats module has not landed yet
+    regex = format_regex(name) if format_regex is not None else None
+    if regex is None:
+        raise UnsupportedSchemaError(f"format {name!r} cannot be enforced", pointer=pointer, keyword="format")
+    return regex
+
+
+def _regexes(spec: StringSpec, pointer: str, dotall: bool) -> list[tuple[str, str]]:
+    """(regex, keyword) for every pattern and format, each checked to parse."""
+    found = [(p, "pattern") for p in spec.patterns]
+    found += [(_format_regex(f, pointer), "format") for f in spec.formats]
+    for regex, keyword in found + [(p, "pattern") for p in spec.not_patterns]:
+        parse_regex(regex, dotall=dotall, pointer=pointer, keyword=keyword)
+    return found
+
+
+@lru_cache(maxsize=2048)
+def _cached_dfa(regex: str, dotall: bool) -> DFA | None:
+    try:
+        return regex_dfa(parse_regex(regex, dotall=dotall))
+    except TooLarge:
+        return None
+
+
+def _pattern_dfa(regex: str, keyword: str, dotall: bool, pointer: str) -> DFA:
+    dfa = _cached_dfa(regex, dotall)
+    if dfa is None:
+        raise too_large(keyword, pointer, f"pattern {regex!r}")
+    return dfa
+
+
+def _scalar(value: str) -> bool:
+    """Strings holding a lone surrogate have no JSON spelling our grammars produce."""
+    return not any("\ud800" <= ch <= "\udfff" for ch in value)
+
+
+def string_matches(spec: StringSpec, value: str, *, dotall: bool = False) -> bool:
+    """Whether the decoded string ``value`` is in the language of ``spec`` (the grammar's semantics)."""
+    if not _scalar(value) or len(value) < spec.min_length:
+        return False
+    if spec.max_length is not None and len(value) > spec.max_length:
+        return False
+    if (spec.only is not None and value not in spec.only) or value in spec.exclude:
+        return False
+    for regex, keyword in _regexes(spec, "", dotall):
+        if not _pattern_dfa(regex, keyword, dotall, "").matches(value):
+            return False
+    return not any(_pattern_dfa(p, "pattern", dotall, "").matches(value) for p in spec.not_patterns)
+
+
+def spec_dfa(spec: StringSpec, *, dotall: bool = False, pointer: str = "") -> DFA:
+    """The minimal DFA of every string ``spec`` allows."""
+    regexes = _regexes(spec, pointer, dotall)
+    if spec.only is not None:
+        rest = replace(spec, only=None)
+        values = [v for v in spec.only if string_matches(rest, v, dotall=dotall)]
+        return finite_dfa(values)
+    dfa: DFA | None = None
+    keyword = "pattern"
+    try:
+        for regex, keyword in regexes:
+            part = _pattern_dfa(regex, keyword, dotall, pointer)
+            dfa = part if dfa is None else intersect(dfa, part)
+        keyword = "pattern"
+        for regex in spec.not_patterns:
+            part = complement(_pattern_dfa(regex, keyword, dotall, pointer))
+            dfa = part if dfa is None else intersect(dfa, part)
+        excluded = [v for v in spec.exclude if _scalar(v)]
+        if excluded:
+            part = complement(finite_dfa(excluded))
+            dfa = part if dfa is None else intersect(dfa, part)
+        if dfa is None:
+            keyword = "maxLength" if spec.max_length is not None else "minLength"
+            return length_dfa(spec.min_length, spec.max_length)
+        if dfa.is_empty():
+            return dfa
+        low, high = dfa.length_bounds()
+        need_min = spec.min_length > low
+        need_max = spec.max_length is not None and (high is None or high > spec.max_length)
+        if need_min or need_max:
+            keyword = "maxLength" if need_max else "minLength"
+            dfa = intersect(dfa, length_dfa(spec.min_length if need_min else 0, spec.max_length if need_max else None))
+    except TooLarge:
+        raise too_large(keyword, pointer, "this combination of string constraints") from None
+    return dfa
+
+
+# --- GBNF ------------------------------------------------------------------------------------
+
+_memo: weakref.WeakKeyDictionary[RuleSet, dict[tuple[StringSpec, bool, bool], str | None]]
+_memo = weakref.WeakKeyDictionary()
+
+
+def json_string_rule(
+    rules: RuleSet, spec: StringSpec, *, hint: str, pointer: str, dotall: bool = False, raw: bool = False
+) -> str | None:
+    """A rule matching every JSON spelling (quotes included) of every string ``spec`` allows;
+    None if it allows none. ``raw=True``: the bare characters, no quotes and no escaping."""
+    memo = _memo.setdefault(rules, {})
+    key = (spec, dotall, raw)
+    if key not in memo:
+        memo[key] = _string_rule(rules, spec, hint, pointer, dotall, raw)
+    return memo[key]
+
+
+def _string_rule(rules: RuleSet, spec: StringSpec, hint: str, pointer: str, dotall: bool, raw: bool) -> str | None:
+    if spec.min_length < 0 or (spec.max_length is not None and spec.max_length < spec.min_length):
+        return None
+    if raw:
+        def char(cs: CharSet) -> str:
+            return raw_char_ref(cs)
+        quote, final = "", ""
+    else:
+        def char(cs: CharSet) -> str:
+            return json_char_ref(rules, cs)
+        quote, final = _QUOTE + " ", _QUOTE
+    regexes = _regexes(spec, pointer, dotall)
+    simple = spec.only is None and not spec.not_patterns and not any(_scalar(v) for v in spec.exclude)
+    if simple and not regexes:
+        body = repeat_expr(char(UNIVERSE), spec.min_length, spec.max_length)
+        return rules.add(hint, f"{quote}{body} {final}".strip() or '""')
+    if simple and len(regexes) == 1:
+        node = parse_regex(regexes[0][0], dotall=dotall)
+        direct = _direct_body(node, spec, char, rules, hint)
+        if direct is not None:
+            if direct == "":
+                return None
+            return rules.add(hint, f"{quote}{direct} {final}".strip())
+    dfa = spec_dfa(spec, dotall=dotall, pointer=pointer)
+    start = emit_dfa(dfa, rules, f"{hint}-s", char, final)
+    if start is None:
+        return None
+    return start if raw else rules.add(hint, f"{quote}{start}")
+
+
+def repeat_expr(atom: str, low: int, high: int | None) -> str:
+    """``atom`` repeated ``low`` to ``high`` times, with counts above MAX_REPEAT nested so that
+    llama.cpp's expansion of ``{m,n}`` stays small. ``atom`` must be a single GBNF item."""
+    if high is not None and high == low:
+        if low <= MAX_REPEAT:
+            return {0: "()", 1: atom}.get(low, f"{atom}{{{low}}}")
+        q, r = divmod(low, MAX_REPEAT)
+        return _join(repeat_expr(f"({atom}{{{MAX_REPEAT}}})", q, q), repeat_expr(atom, r, r))
+    if low > MAX_REPEAT:
+        return _join(repeat_expr(atom, low, low), repeat_expr(atom, 0, None if high is None else high - low))
+    if high is None:
+        return {0: f"{atom}*", 1: f"{atom}+"}.get(low, f"{atom}{{{low},}}")
+    if high - low <= MAX_REPEAT:
+        return f"{atom}?" if (low, high) == (0, 1) else f"{atom}{{{low},{high}}}"
+    head = repeat_expr(atom, low, low)
+    span = high - low
+    q, r = divmod(span, MAX_REPEAT)
+    block = f"({atom}{{{MAX_REPEAT}}})"
+    # 0..span = (q-1 blocks or fewer, then up to a block) | (q blocks, then up to r)
+    upto = f"({_join(repeat_expr(block, 0, q - 1), repeat_expr(atom, 0, MAX_REPEAT))} | {_join(repeat_expr(block, q, q), repeat_expr(atom, 0, r))})"
+    return _join(head, upto)
+
+
+def _join(*parts: str) -> str:
+    return " ".join(p for p in parts if p != "()") or "()"
+
+
+def _direct_body(node: Node, spec: StringSpec, char: CharSetRef, rules: RuleSet, hint: str) -> str | None:
+    """GBNF straight from a regex anchored at both ends, or None when the DFA route is needed.
+
+    Returns "" when the language is empty.
+    """
+    options = node.options if isinstance(node, Alt) else (node,)
+    inners: list[Node] = []
+    for option in options:
+        if not (isinstance(option, Seq) and len(option.items) >= 2):
+            return None
+        first, last = option.items[0], option.items[-1]
+        if first != Anchor("^") or last != Anchor("$"):
+            return None
+        inner = Seq(option.items[1:-1])
+        if not _is_plain(inner):
+            return None
+        inners.append(inner.items[0] if len(inner.items) == 1 else inner)
+    body: Node = inners[0] if len(inners) == 1 else Alt(tuple(inners))
+    low, high = length_bounds(body)
+    need_min = spec.min_length > low
+    need_max = spec.max_length is not None and (high is None or high > spec.max_length)
+    if need_min or need_max:
+        merged = _merge_lengths(body, spec)
+        if merged is None:
+            return None
+        if isinstance(merged, str):
+            return merged
+        body = merged
+    expr, _ = _Emitter(char, rules, hint).emit(body)
+    return expr
+
+
+def _merge_lengths(body: Node, spec: StringSpec) -> Node | str | None:
+    """Fold length bounds into a regex that is one repeated character class."""
+    if isinstance(body, Chars):
+        body = Repeat(body, 1, 1)
+    if not (isinstance(body, Repeat) and isinstance(body.item, Chars)):
+        return None
+    low = max(body.min, spec.min_length)
+    highs = [h for h in (body.max, spec.max_length) if h is not None]
+    high = min(highs) if highs else None
+    if high is not None and high < low:
+        return ""
+    return Repeat(body.item, low, high)
+
+
+def _is_plain(node: Node) -> bool:
+    """No anchors, no empty class, and no unbounded repetition of something that may be empty
+    (which would become left recursion in llama.cpp)."""
+    if isinstance(node, Anchor):
+        return False
+    if isinstance(node, Chars):
+        return bool(node.chars)
+    if isinstance(node, (Seq, Alt)):
+        children = node.items if isinstance(node, Seq) else node.options
+        return all(_is_plain(c) for c in children)
+    if node.max is None and length_bounds(node.item)[0] == 0:
+        return False
+    return _is_plain(node.item)
+
+
+class _Emitter:
+    """GBNF for a plain regex tree. A repeated group becomes a rule of its own: llama.cpp limits
+    (rules generated inside a group) x (repetition count) to 2000, a rule reference counts as one."""
+
+    def __init__(self, char: CharSetRef, rules: RuleSet, hint: str) -> None:
+        self.char = char
+        self.rules = rules
+        self.hint = hint
+
+    def emit(self, node: Node) -> tuple[str, bool]:
+        """(GBNF, is_single_item)."""
+        if isinstance(node, Chars):
+            return self.char(node.chars), True
+        if isinstance(node, Seq):
+            if not node.items:
+                return "()", True
+            parts = [self.emit(item) for item in node.items]
+            return " ".join(p for p, _ in parts), len(parts) == 1 and parts[0][1]
+        if isinstance(node, Alt):
+            sets = [o.chars for o in node.options if isinstance(o, Chars)]
+            others = [o for o in node.options if not isinstance(o, Chars)]
+            alts = []
+            if sets:
+                union = sets[0]
+                for cs in sets[1:]:
+                    union = union | cs
+                alts.append(self.char(union))
+            alts += [self.emit(o)[0] for o in others]
+            return ("(" + " | ".join(alts) + ")", True) if len(alts) > 1 else (alts[0], True)
+        inner, single = self.emit(node.item)
+        if not single or inner.startswith("("):
+            inner = self.rules.add(f"{self.hint}-part", inner[1:-1] if single else inner)
+        text = repeat_expr(inner, node.min, node.max)
+        return text, text == inner

@@ -1,0 +1,256 @@
+"""Typed generation, measured: structgen vs llama-cpp-python's schema path vs unconstrained.
+
+One run, same prompts, greedy, on realistic extraction tasks:
+
+(a) ``structgen`` — ``LLM.run(Model, prompt)``: our grammar, our sampling loop.
+(b) llama-cpp-python — ``create_chat_completion(response_format={"type": "json_object",
+    "schema": ...})`` with the same messages and token budget.
+(c) llama-cpp-python unconstrained — the same messages, exactly as many tokens as (a) produced
+    (end-of-generation banned), i.e. the cost of just writing that much text.
+
+Prints, per task and in total: validity, tokens, seconds; then the ratios (a)/(b), (a)/(c) and
+structgen's grammar time as a share of model time. Usage::
+
+    python bench/generate.py [--model PATH] [--threads N] [--max-tokens N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+import time
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from structgen._generate import LLM  # noqa: E402
+from structgen._generate._output import spec_for  # noqa: E402
+from structgen._generate._types import Usage, as_messages  # noqa: E402
+
+
+class Address(BaseModel):
+    street: str
+    city: str
+    country: str
+
+
+class Person(BaseModel):
+    name: str
+    age: int = Field(ge=0, le=130)
+    email: str
+    address: Address
+
+
+class LineItem(BaseModel):
+    product: str
+    quantity: int = Field(ge=1)
+    unit_price: float = Field(ge=0)
+
+
+class Invoice(BaseModel):
+    invoice_number: str
+    customer: str
+    items: list[LineItem]
+
+
+class Severity(str, Enum):
+    low = "low"
+    medium = "medium"
+    high = "high"
+    critical = "critical"
+
+
+class Ticket(BaseModel):
+    summary: str
+    severity: Severity
+    component: Literal["database", "frontend", "network", "auth"]
+
+
+class Meeting(BaseModel):
+    title: str
+    date: dt.date
+    attendees: list[str]
+
+
+class Circle(BaseModel):
+    shape: Literal["circle"]
+    radius: float = Field(gt=0)
+
+
+class Rectangle(BaseModel):
+    shape: Literal["rectangle"]
+    width: float = Field(gt=0)
+    height: float = Field(gt=0)
+
+
+class Drawing(BaseModel):
+    figure: Union[Circle, Rectangle]
+
+
+class Inventory(BaseModel):
+    warehouse: str
+    stock: dict[str, int]
+
+
+class Review(BaseModel):
+    movie: str
+    rating: float = Field(ge=0, le=10)
+    pros: list[str]
+
+
+class Category(BaseModel):
+    name: str
+    children: list[Category] = Field(max_length=4)
+
+
+class Flight(BaseModel):
+    airline: str
+    flight_number: str
+    departure: str = Field(pattern=r"^[A-Z]{3}$")
+    arrival: str = Field(pattern=r"^[A-Z]{3}$")
+    date: dt.date
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    output_type: Any
+    prompt: str
+
+
+TASKS = [
+    Task("nested", Person, "Extract the person: Maria Garcia (38, maria.garcia@example.com) lives at 12 Oak Street, Madrid, Spain."),
+    Task("invoice-list", Invoice, "Extract the invoice: Invoice INV-2041 for Acme Corp: 3 laptops at 999.50 each, 10 mice at 19.99 each."),
+    Task("enums", Ticket, "Make a ticket: users cannot log in since the password reset change; nobody can work."),
+    Task("dates", Meeting, "Extract the meeting: Budget review on 14 March 2025 with Alice, Bob and Chen."),
+    Task("union", Drawing, "Describe the figure as data: a rectangle 4 wide and 2.5 high."),
+    Task("dict", Inventory, "Extract the stock: the Leeds warehouse holds 40 chairs, 12 desks and 7 lamps."),
+    Task("float-bounds", Review, "Extract the review: Inception is brilliant, 9.5 out of 10; great visuals and a clever plot."),
+    Task("recursive", Category, "Build the category tree: Electronics contains Phones and Laptops; Phones contains Android."),
+    Task("pattern+date", Flight, "Extract the flight: Lufthansa LH400 from Frankfurt (FRA) to New York (JFK) on 2025-06-01."),
+]
+
+
+@dataclass
+class Row:
+    valid: bool
+    tokens: int
+    seconds: float
+
+
+def run_structgen(llm: LLM, task: Task, max_tokens: int) -> tuple[Row, Usage]:
+    start = time.perf_counter()
+    try:
+        result = llm.run(task.output_type, task.prompt, max_tokens=max_tokens, max_retries=0)
+        valid, usage = True, result.usage
+    except Exception as error:  # counted as invalid; the usage still tells the cost
+        valid, usage = False, getattr(error, "usage", None) or Usage()
+    return Row(valid, usage.completion_tokens, time.perf_counter() - start), usage
+
+
+def chat_messages(task: Task) -> list[dict[str, str]]:
+    spec = spec_for(task.output_type)
+    return [
+        {"role": m.role, "content": m.content}
+        for m in as_messages(task.prompt, system=spec.system_hint, messages=None)
+    ]
+
+
+def run_llama_schema(llama: Any, task: Task, max_tokens: int) -> Row:
+    adapter: TypeAdapter[Any] = TypeAdapter(task.output_type)
+    schema = adapter.json_schema()
+    start = time.perf_counter()
+    try:
+        out = llama.create_chat_completion(
+            messages=chat_messages(task),
+            response_format={"type": "json_object", "schema": schema},
+            temperature=0.0,
+            max_tokens=max_tokens,
+        )
+    except Exception as error:
+        print(f"    (b) {task.name}: llama-cpp-python failed: {error}", file=sys.stderr)
+        return Row(False, 0, time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    text = out["choices"][0]["message"]["content"] or ""
+    try:
+        adapter.validate_json(text)
+        valid = True
+    except ValidationError:
+        valid = False
+    return Row(valid, out["usage"]["completion_tokens"], seconds)
+
+
+def run_unconstrained(llama: Any, task: Task, tokens: int) -> Row:
+    banned = {t: -1e9 for t in _eog_tokens(llama)}
+    start = time.perf_counter()
+    out = llama.create_chat_completion(
+        messages=chat_messages(task), temperature=0.0, max_tokens=max(tokens, 1), logit_bias=banned
+    )
+    return Row(True, out["usage"]["completion_tokens"], time.perf_counter() - start)
+
+
+def _eog_tokens(llama: Any) -> list[int]:
+    import llama_cpp
+
+    vocab = llama_cpp.llama_model_get_vocab(llama.model)
+    return [t for t in range(llama.n_vocab()) if llama_cpp.llama_vocab_is_eog(vocab, t)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default=None, help="GGUF file (default: SmolLM2-135M-Instruct)")
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--max-tokens", type=int, default=256)
+    args = parser.parse_args()
+
+    llm = LLM(args.model, n_ctx=4096, n_threads=args.threads, max_retries=0)
+    llama = llm.backend.llama  # type: ignore[attr-defined]
+    print(f"model: {Path(llama.model_path).name}, vocabulary {llama.n_vocab()} tokens")
+    llm.run(Ticket, TASKS[2].prompt)  # warm-up: page the weights in
+
+    rows: dict[str, list[Row]] = {"a": [], "b": [], "c": []}
+    totals = Usage()
+    header = f"{'task':14} {'(a) ok tok   s':>17} {'(b) ok tok   s':>17} {'(c) tok   s':>13}"
+    print(header)
+    for task in TASKS:
+        a, usage = run_structgen(llm, task, args.max_tokens)
+        totals = totals + usage
+        b = run_llama_schema(llama, task, args.max_tokens)
+        c = run_unconstrained(llama, task, a.tokens)
+        for key, row in zip("abc", (a, b, c)):
+            rows[key].append(row)
+        print(
+            f"{task.name:14} {_ok(a.valid):>4} {a.tokens:4} {a.seconds:6.2f}"
+            f" {_ok(b.valid):>4} {b.tokens:4} {b.seconds:6.2f}  {c.tokens:4} {c.seconds:6.2f}"
+        )
+    seconds = {k: sum(r.seconds for r in v) for k, v in rows.items()}
+    print()
+    print(f"valid: (a) {sum(r.valid for r in rows['a'])}/{len(TASKS)}   (b) {sum(r.valid for r in rows['b'])}/{len(TASKS)}")
+    print(f"time:  (a) {seconds['a']:.2f}s  (b) {seconds['b']:.2f}s  (c) {seconds['c']:.2f}s")
+    print(f"(a)/(b) = {seconds['a'] / seconds['b']:.2f}   (target <= 0.5)")
+    print(f"(a)/(c) = {seconds['a'] / seconds['c']:.2f}   (target <= 0.8)")
+    print(
+        f"structgen tokens: {totals.sampled_tokens} sampled + {totals.forced_tokens} forced; "
+        f"prompt {totals.prompt_tokens} ({totals.cached_prompt_tokens} from cache)"
+    )
+    share = totals.grammar_seconds / totals.model_seconds if totals.model_seconds else 0.0
+    per_token = totals.grammar_seconds / max(totals.sampled_tokens, 1) * 1000
+    print(
+        f"grammar time: {totals.grammar_seconds * 1000:.1f} ms = {share:.1%} of model time "
+        f"({per_token:.2f} ms per sampled token; target <= 5%)"
+    )
+    llm.close()
+
+
+def _ok(valid: bool) -> str:
+    return "yes" if valid else "NO"
+
+
+if __name__ == "__main__":
+    main()

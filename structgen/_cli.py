@@ -1,0 +1,346 @@
+"""The ``structgen`` command line: grammars and schemas of Python types, GBNF check/lint/format,
+and generation. ``main(argv) -> exit status``; every expected failure is one line on stderr
+and exit status 2 (1 means "rejected" for ``check`` and "findings" for ``lint``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["main", "build_parser", "load_target"]
+
+EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
+
+
+class CliError(Exception):
+    """An expected failure: printed as one line, exit status 2."""
+
+
+# ---------------------------------------------------------------- inputs
+
+
+def load_target(spec: str) -> Any:
+    """``pkg.module:Name`` (dots after the colon reach nested attributes) → the object.
+
+    The current directory is importable, as with ``python -m``."""
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise CliError(f"expected pkg.module:Name or a JSON Schema file, got {spec!r}")
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ImportError as e:
+        raise CliError(f"cannot import module {module_name!r}: {e}") from e
+    for part in attribute.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise CliError(f"module {module_name!r} has no attribute {attribute!r}") from None
+    return target
+
+
+def _schema_file(spec: str) -> Any | None:
+    """The JSON Schema in file ``spec``, or None if ``spec`` is not a file."""
+    path = Path(spec)
+    if ":" in spec and not path.is_file():
+        return None
+    if not path.is_file():
+        raise CliError(f"{spec}: no such file (expected pkg.module:Name or a JSON Schema file)")
+    try:
+        return json.loads(_read(path))
+    except json.JSONDecodeError as e:
+        raise CliError(f"{spec}:{e.lineno}:{e.colno}: not valid JSON: {e.msg}") from e
+
+
+def _read(path: str | Path) -> str:
+    if str(path) == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CliError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise CliError(f"{path}: cannot read: {e}") from e
+
+
+def _parse_grammar_file(path: str) -> tuple[str, Any]:
+    """The text and syntax tree of a GBNF file; syntax errors as ``file:line:col: message``."""
+    from ._errors import GrammarError
+    from ._gbnf import parse_gbnf
+
+    text = _read(path)
+    try:
+        return text, parse_gbnf(text, check_undefined=False)
+    except GrammarError as e:
+        raise CliError(_located(path, e)) from e
+
+
+def _located(path: str, error: Any) -> str:
+    if getattr(error, "line", None) is not None:
+        return f"{path}:{error.line}:{error.column}: {error.message}"
+    return f"{path}: {getattr(error, 'message', error)}"
+
+
+# ---------------------------------------------------------------- commands
+
+
+def _grammar_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {
+        "whitespace": args.whitespace,
+        "refusal": args.refusal,
+        "strict": args.strict,
+        "key_order": args.key_order,
+        "prop_order": tuple(args.prop_order),
+        "dotall": args.dotall,
+        "max_string_length": args.max_string_length,
+    }
+    if args.close_objects is not None:
+        options["additional_properties"] = False if args.close_objects else None
+    return options
+
+
+def cmd_gbnf(args: argparse.Namespace) -> int:
+    from ._grammar import Grammar
+
+    options = _grammar_options(args)
+    schema = _schema_file(args.target)
+    if schema is not None:
+        grammar = Grammar.from_json_schema(schema, **options)
+    else:
+        grammar = Grammar.from_type(load_target(args.target), **options)
+    sys.stdout.write(grammar.gbnf if grammar.gbnf.endswith("\n") else grammar.gbnf + "\n")
+    return EXIT_OK
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from ._types import json_schema_of
+
+    schema = json_schema_of(load_target(args.target))
+    print(json.dumps(schema, indent=args.indent, ensure_ascii=False))
+    return EXIT_OK
+
+
+def _input_text(args: argparse.Namespace) -> str:
+    if args.text is not None:
+        if args.input is not None:
+            raise CliError("give either FILE or --text, not both")
+        return str(args.text)
+    text = _read(args.input or "-")
+    if not args.keep_newline:
+        for ending in ("\r\n", "\n"):
+            if text.endswith(ending):
+                return text[: -len(ending)]
+    return text
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from ._errors import GrammarError
+
+    gbnf, tree = _parse_grammar_file(args.grammar)
+    text = _input_text(args)
+    try:
+        if args.pure:
+            from ._gbnf._recognizer import Recognizer
+
+            rejected_at = Recognizer(tree, args.root).first_rejected(text)
+        else:
+            from ._gbnf import check_safe
+            from .testing import check
+
+            check_safe(tree, args.root)
+            verdict = check(gbnf, text, root=args.root)
+            rejected_at = None if verdict.accepted else verdict.rejected_at
+    except GrammarError as e:
+        raise CliError(_located(args.grammar, e)) from e
+    if rejected_at is None:
+        print("accepted")
+        return EXIT_OK
+    from ._roundtrip import caret_excerpt
+
+    print(f"rejected at offset {rejected_at}")
+    print(caret_excerpt(text, rejected_at))
+    return EXIT_FAILED
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    from ._errors import GrammarError
+    from ._gbnf import lint
+
+    text = _read(args.grammar)
+    try:
+        findings = lint(text, root=args.root)
+    except GrammarError as e:
+        print(f"{_located(args.grammar, e)} [syntax]")
+        return EXIT_FAILED
+    for finding in findings:
+        print(f"{args.grammar}:{finding.line}:{finding.column}: {finding.severity}: "
+              f"{finding.message} [{finding.code}]")
+    return EXIT_FAILED if findings else EXIT_OK
+
+
+def cmd_format(args: argparse.Namespace) -> int:
+    from ._gbnf import format_gbnf
+
+    text, tree = _parse_grammar_file(args.grammar)
+    formatted = format_gbnf(tree)
+    formatted = formatted if formatted.endswith("\n") else formatted + "\n"
+    if args.check:
+        if formatted != text:
+            print(f"{args.grammar}: would be reformatted", file=sys.stderr)
+            return EXIT_FAILED
+        return EXIT_OK
+    sys.stdout.write(formatted)
+    return EXIT_OK
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from ._generate import LLM
+    from ._types import type_adapter
+
+    output_type = load_target(args.target)
+    llm = LLM(args.model, seed=args.seed)
+    value = llm.generate(output_type, args.prompt, system=args.system,
+                         max_tokens=args.max_tokens, temperature=args.temperature)
+    dumped = type_adapter(output_type).dump_python(value, mode="json")
+    print(json.dumps(dumped, indent=args.indent, ensure_ascii=False))
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- parser
+
+_TARGET_HELP = ("a Python type as pkg.module:Name (a Pydantic model or anything TypeAdapter "
+                "handles; the current directory is importable)")
+
+
+def _add_grammar_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("grammar options (as in Grammar.from_type)")
+    g.add_argument("--whitespace", choices=("compact", "minified", "flexible"), default="compact",
+                   help='"compact": json.dumps separators ", " and ": " (default); "minified": '
+                        'none; "flexible": any JSON whitespace, bounded')
+    g.add_argument("--refusal", action="store_true",
+                   help='the root also accepts {"refusal": "<reason>"}')
+    g.add_argument("--strict", action=argparse.BooleanOptionalAction, default=True,
+                   help="unenforceable keywords are errors (default); --no-strict drops them "
+                        "with a warning")
+    g.add_argument("--key-order", choices=("declared", "required-first"), default="declared",
+                   help="order of object keys (default: declaration order)")
+    g.add_argument("--prop-order", nargs="+", default=[], metavar="NAME",
+                   help="property names to put first, in this order")
+    g.add_argument("--dotall", action="store_true", help='"." in patterns matches newlines too')
+    g.add_argument("--max-string-length", type=int, default=None, metavar="N",
+                   help="upper bound for strings that have none")
+    g.add_argument("--close-objects", action=argparse.BooleanOptionalAction, default=None,
+                   help="objects accept only declared keys (default for Python types; "
+                        "a schema file follows its additionalProperties unless given)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="structgen",
+        description="Grammars for structured output on llama.cpp: convert Python types to GBNF, "
+                    "check, lint and format GBNF files, and generate typed JSON.",
+        epilog="Examples:\n  structgen gbnf myapp.models:User --whitespace minified\n"
+               "  echo '{\"a\": 1}' | structgen check grammar.gbnf -\n"
+               "  structgen lint grammar.gbnf\n"
+               "  structgen generate myapp.models:User \"A user named Ada\"",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"structgen {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = commands.add_parser("gbnf", help="print the GBNF grammar of a Python type or JSON Schema",
+                            description="Print the GBNF grammar of a Python type (or of a JSON "
+                                        "Schema file) as the converter builds it.")
+    p.add_argument("target", metavar="TARGET",
+                   help=_TARGET_HELP + ", or the path of a JSON Schema file")
+    _add_grammar_options(p)
+    p.set_defaults(run=cmd_gbnf)
+
+    p = commands.add_parser("schema", help="print the JSON Schema of a Python type",
+                            description="Print the JSON Schema Pydantic validates the type "
+                                        "against (validation mode).")
+    p.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+    p.add_argument("--indent", type=int, default=2, help="JSON indentation (default 2)")
+    p.set_defaults(run=cmd_schema)
+
+    p = commands.add_parser("check", help="does a GBNF grammar accept a text?",
+                            description="Say whether the grammar accepts the text (exit 0) or "
+                                        "where it first rejects it (exit 1). The verdict is "
+                                        "llama.cpp's own grammar sampler on the default model's "
+                                        "vocabulary, or the pure-Python recognizer with --pure.")
+    p.add_argument("grammar", metavar="GRAMMAR", help="a GBNF file")
+    p.add_argument("input", metavar="FILE", nargs="?", default=None,
+                   help="the text to check; - or absent: standard input")
+    p.add_argument("--text", default=None, help="check this text instead of a file")
+    p.add_argument("--root", default="root", help="the start rule (default: root)")
+    p.add_argument("--keep-newline", action="store_true",
+                   help="keep one trailing newline of FILE (dropped by default, so that "
+                        "`echo ... |` works)")
+    p.add_argument("--pure", action="store_true",
+                   help="use the pure-Python recognizer (no model file needed)")
+    p.set_defaults(run=cmd_check)
+
+    p = commands.add_parser("lint", help="find mistakes in a GBNF grammar",
+                            description="Print file:line:col: severity: message [code] for each "
+                                        "finding (undefined or unused rules, missing root, left "
+                                        "recursion, nested unbounded repetition, chained "
+                                        "optionals, repetition limits); exit 1 if any.")
+    p.add_argument("grammar", metavar="GRAMMAR", help="a GBNF file (- for standard input)")
+    p.add_argument("--root", default="root", help="the start rule (default: root)")
+    p.set_defaults(run=cmd_lint)
+
+    p = commands.add_parser("format", help="print a GBNF grammar in canonical layout",
+                            description="Print the grammar formatted (same language, one rule "
+                                        "per line); --check only says whether it would change.")
+    p.add_argument("grammar", metavar="GRAMMAR", help="a GBNF file (- for standard input)")
+    p.add_argument("--check", action="store_true",
+                   help="print nothing; exit 1 if the file is not formatted")
+    p.set_defaults(run=cmd_format)
+
+    p = commands.add_parser("generate", help="generate a value of a Python type with a local model",
+                            description="Generate JSON for the type with llama.cpp under its "
+                                        "grammar, validate it with Pydantic and print it.")
+    p.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+    p.add_argument("prompt", metavar="PROMPT", help="the user message")
+    p.add_argument("--model", default=None, metavar="PATH",
+                   help="a GGUF model file (default: $STRUCTGEN_MODEL or SmolLM2-135M-Instruct)")
+    p.add_argument("--max-tokens", type=int, default=512, metavar="N",
+                   help="token budget of the answer (default 512)")
+    p.add_argument("--system", default=None, help="a system message")
+    p.add_argument("--temperature", type=float, default=0.0, help="0 is greedy (default)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--indent", type=int, default=None, help="indent the JSON output")
+    p.set_defaults(run=cmd_generate)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    from pydantic import PydanticUserError
+
+    from ._errors import StructgenError
+
+    args = build_parser().parse_args(argv)
+    run: Callable[[argparse.Namespace], int] = args.run
+    try:
+        return run(args)
+    except CliError as e:
+        message = str(e)
+    except StructgenError as e:
+        message = f"{type(e).__name__}: {str(e).splitlines()[0]}"
+    except (OSError, ValueError, TypeError, PydanticUserError) as e:
+        message = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    except KeyboardInterrupt:
+        message = "interrupted"
+    print(f"structgen {args.command}: error: {message}", file=sys.stderr)
+    return EXIT_ERROR

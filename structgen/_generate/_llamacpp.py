@@ -1,0 +1,185 @@
+"""The in-process backend: llama-cpp-python's low-level API on one ``llama_cpp.Llama``.
+
+Thread safety: one lock guards the context; a generation holds it from prompt to last token.
+Errors from llama-cpp-python are translated into :class:`~structgen.BackendError` here, at the
+seam, so callers only ever see structgen's own errors.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .._errors import BackendError, GrammarError, StructgenError
+from .._llama_log import silence_llama_logs
+from .._model_path import check_model_file, default_model_path
+from ._grammar_state import CompiledGrammar
+from ._loop import ConstrainedDecoder
+from ._runner import ContextFullError, ModelRunner
+from ._sampling import TokenPicker
+from ._template import ChatTemplate
+from ._types import Completion, CompletionRequest, Event, Message, Usage
+from ._vocab import VocabTables
+
+#: Compiled grammars kept per backend (least recently used are freed first).
+GRAMMAR_CACHE_SIZE = 32
+
+
+class LlamaCppBackend:
+    """Runs constrained completions in this process on a llama.cpp model."""
+
+    def __init__(self, llama: Any, *, owns_llama: bool = False) -> None:
+        import llama_cpp
+
+        silence_llama_logs()
+        self._lib = llama_cpp
+        self.llama = llama
+        self._owns_llama = owns_llama
+        self._lock = threading.Lock()
+        self._holder: int | None = None
+        try:
+            vocab = llama_cpp.llama_model_get_vocab(llama.model)
+            self.tables = VocabTables(llama_cpp, vocab)
+            self.template = ChatTemplate.from_metadata(dict(llama.metadata), self.tables)
+            self.runner = ModelRunner(
+                llama_cpp, llama.ctx, self.tables.n_vocab, llama.n_ctx(), llama.n_batch
+            )
+        except StructgenError:
+            raise
+        except Exception as e:
+            raise BackendError(f"could not prepare the llama.cpp model: {e}") from e
+        self._grammars: OrderedDict[tuple[str, str], CompiledGrammar] = OrderedDict()
+
+    @classmethod
+    def load(
+        cls,
+        model_path: str | os.PathLike[str] | None = None,
+        *,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        n_batch: int = 512,
+        seed: int = 0,
+        **llama_options: Any,
+    ) -> LlamaCppBackend:
+        """Load a GGUF file (the default model when None) into a new ``llama_cpp.Llama``."""
+        path = default_model_path() if model_path is None else check_model_file(model_path)
+        silence_llama_logs()
+        import llama_cpp
+
+        try:
+            llama = llama_cpp.Llama(
+                str(path),
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                n_batch=n_batch,
+                seed=seed,
+                verbose=False,
+                **llama_options,
+            )
+        except Exception as e:
+            raise BackendError(f"llama.cpp could not load {path}: {e}") from e
+        return cls(llama, owns_llama=True)
+
+    def close(self) -> None:
+        with self._lock:
+            self._grammars.clear()
+            self.runner.close()
+            if self._owns_llama:
+                self.llama.close()
+
+    # -- the seam -------------------------------------------------------------------------
+
+    def complete(self, request: CompletionRequest) -> Iterator[Event]:
+        me = threading.get_ident()
+        if self._holder == me:
+            raise BackendError(
+                "this thread is already generating with this model: finish or close the "
+                "first stream before starting another"
+            )
+        with self._lock:
+            self._holder = me
+            try:
+                yield from self._complete(request)
+            finally:
+                self._holder = None
+
+    def _complete(self, request: CompletionRequest) -> Iterator[Event]:
+        started = time.perf_counter()
+        usage = Usage(attempts=1)
+        try:
+            compiled = self.compile(request.gbnf, request.root)
+            prompt = self.render(request.messages)
+            usage.prompt_tokens = len(prompt)
+            if len(prompt) >= self.runner.n_ctx:
+                raise BackendError(
+                    f"the prompt has {len(prompt)} tokens; the context holds {self.runner.n_ctx}"
+                )
+            self._claim_context()
+            model_before = self.runner.seconds
+            usage.cached_prompt_tokens = self.runner.prime(prompt)
+            state = compiled.new_state()
+        except (StructgenError, ContextFullError) as e:
+            if isinstance(e, ContextFullError):
+                raise BackendError("the prompt does not fit in the context") from None
+            raise
+        except Exception as e:
+            raise BackendError(f"llama.cpp failed: {e}") from e
+        try:
+            decoder = ConstrainedDecoder(
+                self.runner,
+                self.tables,
+                state,
+                TokenPicker(request.sampling),
+                max_tokens=request.max_tokens,
+                choices=request.choices,
+                usage=usage,
+            )
+            for event in decoder.run():
+                if isinstance(event, Completion):
+                    usage.model_seconds += self.runner.seconds - model_before
+                    usage.total_seconds += time.perf_counter() - started
+                yield event
+        except StructgenError:
+            raise
+        except Exception as e:
+            raise BackendError(f"llama.cpp failed during generation: {e}") from e
+        finally:
+            state.close()
+            self._release_context()
+
+    # -- pieces -----------------------------------------------------------------------------
+
+    def compile(self, gbnf: str, root: str) -> CompiledGrammar:
+        """The native grammar for (gbnf, root), parsed once and cached."""
+        key = (gbnf, root)
+        compiled = self._grammars.get(key)
+        if compiled is not None:
+            self._grammars.move_to_end(key)
+            return compiled
+        if "\x00" in gbnf:
+            raise GrammarError("the grammar contains a NUL character")
+        compiled = CompiledGrammar(self.tables, gbnf, root)
+        self._grammars[key] = compiled
+        while len(self._grammars) > GRAMMAR_CACHE_SIZE:
+            self._grammars.popitem(last=False)
+        return compiled
+
+    def render(self, messages: Sequence[Message]) -> list[int]:
+        """Prompt tokens for ``messages`` in the model's own chat template."""
+        return self.template.tokens(messages)
+
+    def _claim_context(self) -> None:
+        # ``Llama`` keeps its own idea of the cache; a non-zero n_tokens means someone used
+        # the Llama object directly since our last call, so our record of the cache is stale.
+        if getattr(self.llama, "n_tokens", 0):
+            self.runner.forget()
+            self.llama.n_tokens = 0
+
+    def _release_context(self) -> None:
+        # Tell the Llama object its cache is unknown, so its own methods start from scratch.
+        if hasattr(self.llama, "reset"):
+            self.llama.reset()

@@ -1,0 +1,349 @@
+"""``structgen.LLM``: typed generation — ``llm.generate(Model, prompt) -> Model``.
+
+The LLM knows output types, prompts, retries and errors; the model itself sits behind a
+:class:`~structgen._generate._types.Backend` (in-process llama.cpp by default), which only
+turns (messages, grammar, sampling settings) into text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import AsyncIterator, Generator, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar, overload
+
+from pydantic import ValidationError
+from typing_extensions import TypeForm
+
+from .._errors import IncompleteOutputError, OutputValidationError, RefusalError
+from ._output import OutputSpec, Refusal, spec_for, validation_errors
+from ._partial import PartialBuilder
+from ._types import (
+    Backend,
+    Completion,
+    CompletionRequest,
+    Message,
+    SamplingSettings,
+    TextDelta,
+    Usage,
+    as_messages,
+)
+
+T = TypeVar("T")
+OnRefusal = Literal["raise", "return"]
+MessagesArg = Sequence[Mapping[str, str] | Message] | None
+
+
+@dataclass(frozen=True)
+class Result(Generic[T]):
+    """A generation with its bookkeeping: ``value``, the final ``text`` and ``usage``."""
+
+    value: T
+    text: str
+    usage: Usage
+
+
+class LLM:
+    """A local model that answers with typed, validated values.
+
+    ``LLM()`` loads the default model (SmolLM2-135M-Instruct); ``LLM(path)`` any GGUF file;
+    :meth:`from_llama` wraps an existing ``llama_cpp.Llama``; :meth:`from_backend` any backend.
+    One LLM may be shared by threads and asyncio tasks: generations are serialized.
+    """
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str] | None = None,
+        *,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        n_batch: int = 512,
+        seed: int = 0,
+        max_tokens: int = 512,
+        max_retries: int = 1,
+        **llama_options: Any,
+    ) -> None:
+        from ._llamacpp import LlamaCppBackend
+
+        backend = LlamaCppBackend.load(
+            model_path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, seed=seed, **llama_options
+        )
+        self._setup(backend, seed=seed, max_tokens=max_tokens, max_retries=max_retries)
+
+    def _setup(self, backend: Backend, *, seed: int, max_tokens: int, max_retries: int) -> None:
+        if max_tokens < 1 or max_retries < 0:
+            raise ValueError("max_tokens must be >= 1 and max_retries >= 0")
+        self.backend = backend
+        self.seed = seed
+        self.max_tokens = max_tokens
+        self.max_retries = max_retries
+        self._local = threading.local()
+
+    @classmethod
+    def from_llama(cls, llama: Any, *, seed: int = 0, max_tokens: int = 512, max_retries: int = 1) -> LLM:
+        """Wrap an existing ``llama_cpp.Llama`` (it stays usable; the caller keeps ownership)."""
+        from ._llamacpp import LlamaCppBackend
+
+        return cls.from_backend(LlamaCppBackend(llama), seed=seed, max_tokens=max_tokens, max_retries=max_retries)
+
+    @classmethod
+    def from_backend(
+        cls, backend: Backend, *, seed: int = 0, max_tokens: int = 512, max_retries: int = 1
+    ) -> LLM:
+        """An LLM on any object implementing the :class:`Backend` protocol."""
+        self = cls.__new__(cls)
+        self._setup(backend, seed=seed, max_tokens=max_tokens, max_retries=max_retries)
+        return self
+
+    def close(self) -> None:
+        close = getattr(self.backend, "close", None)
+        if callable(close):
+            close()
+
+    def __enter__(self) -> LLM:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def last_usage(self) -> Usage | None:
+        """Usage of this thread's most recent call (also on errors, as ``error.usage``)."""
+        usage: Usage | None = getattr(self._local, "usage", None)
+        return usage
+
+    # -- generate -------------------------------------------------------------------------
+
+    @overload
+    def generate(
+        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["raise"] = "raise",
+        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
+        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
+        seed: int | None = None, max_retries: int | None = None,
+    ) -> T: ...
+    @overload
+    def generate(
+        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["return"],
+        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
+        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
+        seed: int | None = None, max_retries: int | None = None,
+    ) -> T | Refusal: ...
+    def generate(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Any:
+        """Generate a value of ``output_type`` (a Pydantic model or any TypeAdapter type).
+
+        ``prompt`` is the user message; ``system`` and ``messages`` add context. Greedy at
+        ``temperature=0``; ``seed`` reproduces sampling. A failing Pydantic validator triggers up
+        to ``max_retries`` retries with the error fed back. Raises ``IncompleteOutputError``
+        (``max_tokens`` ran out), ``RefusalError`` (the model refused; or pass
+        ``on_refusal="return"`` to get a :class:`Refusal` value), ``OutputValidationError``.
+        """
+        return self.run(output_type, prompt, **kwargs).value
+
+    @overload
+    def run(
+        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["raise"] = "raise",
+        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
+        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
+        seed: int | None = None, max_retries: int | None = None,
+    ) -> Result[T]: ...
+    @overload
+    def run(
+        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["return"],
+        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
+        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
+        seed: int | None = None, max_retries: int | None = None,
+    ) -> Result[T | Refusal]: ...
+    def run(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Any:
+        """Like :meth:`generate`, but returns a :class:`Result` with the text and usage."""
+        events = self._events(output_type, prompt, **kwargs)
+        while True:
+            try:
+                next(events)
+            except StopIteration as stop:
+                return stop.value
+
+    # -- streaming ------------------------------------------------------------------------
+
+    @overload
+    def stream(
+        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["raise"] = "raise",
+        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
+        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
+        seed: int | None = None, max_retries: int | None = None,
+    ) -> Iterator[T]: ...
+    @overload
+    def stream(
+        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["return"],
+        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
+        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
+        seed: int | None = None, max_retries: int | None = None,
+    ) -> Iterator[T | Refusal]: ...
+    def stream(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Iterator[Any]:
+        """Yield partial values as top-level fields (or list items) complete, then the final
+        validated value. Partial models hold only completed, individually validated fields
+        (see ``model_fields_set``); a retry starts the partials over."""
+        events = self._events(output_type, prompt, **kwargs)
+        partial = PartialBuilder(output_type)
+        while True:
+            try:
+                event = next(events)
+            except StopIteration as stop:
+                yield stop.value.value
+                return
+            if event is None:  # a retry begins
+                partial = PartialBuilder(output_type)
+                continue
+            value = partial.update(event.text)
+            if value is not None:
+                yield value
+
+    # -- async ----------------------------------------------------------------------------
+
+    @overload
+    async def agenerate(
+        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["raise"] = "raise",
+        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
+        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
+        seed: int | None = None, max_retries: int | None = None,
+    ) -> T: ...
+    @overload
+    async def agenerate(
+        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["return"],
+        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
+        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
+        seed: int | None = None, max_retries: int | None = None,
+    ) -> T | Refusal: ...
+    async def agenerate(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Any:
+        """:meth:`generate` without blocking the event loop (runs in a worker thread)."""
+        run: Any = self.run
+        result: Result[Any] = await asyncio.to_thread(run, output_type, prompt, **kwargs)
+        self._local.usage = result.usage
+        return result.value
+
+    @overload
+    def astream(
+        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["raise"] = "raise",
+        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
+        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
+        seed: int | None = None, max_retries: int | None = None,
+    ) -> AsyncIterator[T]: ...
+    @overload
+    def astream(
+        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["return"],
+        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
+        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
+        seed: int | None = None, max_retries: int | None = None,
+    ) -> AsyncIterator[T | Refusal]: ...
+    def astream(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> AsyncIterator[Any]:
+        """:meth:`stream` for ``async for``; the model runs in a worker thread."""
+        from ._aio import iterate_in_thread
+
+        return iterate_in_thread(lambda: self.stream(output_type, prompt, **kwargs))
+
+    # -- the loop over attempts ---------------------------------------------------------------
+
+    def _events(
+        self,
+        output_type: Any,
+        prompt: str | None,
+        *,
+        on_refusal: OnRefusal = "raise",
+        system: str | None = None,
+        messages: MessagesArg = None,
+        max_tokens: int | None = None,
+        temperature: float = 0.0,
+        top_p: float = 0.95,
+        top_k: int = 40,
+        min_p: float = 0.05,
+        seed: int | None = None,
+        max_retries: int | None = None,
+    ) -> Generator[TextDelta | None, None, Result[Any]]:
+        """Yields text deltas (None when a retry starts); returns the Result."""
+        if on_refusal not in ("raise", "return"):
+            raise ValueError("on_refusal must be 'raise' or 'return'")
+        spec: OutputSpec[Any] = spec_for(output_type)
+        settings = SamplingSettings(
+            temperature=temperature, top_p=top_p, top_k=top_k, min_p=min_p,
+            seed=self.seed if seed is None else seed,
+        )
+        budget = self.max_tokens if max_tokens is None else max_tokens
+        retries = self.max_retries if max_retries is None else max_retries
+        if budget < 1 or retries < 0:
+            raise ValueError("max_tokens must be >= 1 and max_retries >= 0")
+        hint = spec.system_hint
+        conversation = as_messages(prompt, system=_join(system, hint), messages=messages)
+        if system is None and hint is not None and conversation[0].role == "system" and messages:
+            conversation = _merge_system(conversation)
+        usage = Usage()
+        attempts: list[tuple[str, Any]] = []
+        for attempt in range(retries + 1):
+            if attempt:
+                yield None
+            request = CompletionRequest(
+                messages=tuple(conversation), gbnf=spec.grammar.gbnf, root=spec.grammar.root,
+                max_tokens=budget, sampling=settings, choices=spec.choices,
+            )
+            completion = yield from _drain(self.backend.complete(request))
+            usage = usage + completion.usage
+            self._local.usage = usage
+            if completion.finish_reason == "length":
+                raise IncompleteOutputError(
+                    f"max_tokens={budget} ran out before the answer was complete",
+                    text=completion.text, usage=usage,
+                )
+            reason = spec.refusal_reason(completion.text)
+            if reason is not None:
+                if on_refusal == "return":
+                    return Result(Refusal(reason), completion.text, usage)
+                raise RefusalError(reason, text=completion.text, usage=usage)
+            try:
+                value = spec.validate(completion.text)
+            except ValidationError as error:
+                attempts.append((completion.text, validation_errors(error)))
+                conversation = [*conversation, *_feedback(completion.text, error)]
+                continue
+            return Result(value, completion.text, usage)
+        raise OutputValidationError(
+            f"{len(attempts)} attempt(s) produced no valid value; last errors: {attempts[-1][1]}",
+            attempts=attempts, usage=usage,
+        )
+
+
+def _drain(events: Iterator[Any]) -> Generator[TextDelta, None, Completion]:
+    completion: Completion | None = None
+    for event in events:
+        if isinstance(event, TextDelta):
+            yield event
+        elif isinstance(event, Completion):
+            completion = event
+    if completion is None:
+        from .._errors import BackendError
+
+        raise BackendError("the backend ended without a completion")
+    return completion
+
+
+def _join(system: str | None, hint: str | None) -> str | None:
+    if system and hint:
+        return f"{system}\n\n{hint}"
+    return system or hint
+
+
+def _merge_system(conversation: list[Message]) -> list[Message]:
+    """Fold a caller's own system message (from ``messages``) into the generated hint."""
+    hint, rest = conversation[0], conversation[1:]
+    if rest and rest[0].role == "system":
+        return [Message("system", f"{rest[0].content}\n\n{hint.content}"), *rest[1:]]
+    return conversation
+
+
+def _feedback(text: str, error: ValidationError) -> list[Message]:
+    problems = "\n".join(
+        f"- {'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in validation_errors(error)
+    )
+    return [
+        Message("assistant", text),
+        Message("user", f"That answer is invalid:\n{problems}\nAnswer again with corrected JSON."),
+    ]

@@ -1,0 +1,191 @@
+"""What to generate for an output type: its grammar, validator, prompt hint and choice points.
+
+An :class:`OutputSpec` is built once per (type, options) and cached — on the class itself for
+``@structured`` classes, in a module cache otherwise — so the grammar is converted once.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, Generic, TypeVar, overload
+
+from pydantic import TypeAdapter, ValidationError
+
+from .._schema._options import SEPARATORS, GrammarOptions
+from ._choices import ChoiceTable, choice_table
+from ._describe import describe_schema
+
+T = TypeVar("T")
+C = TypeVar("C")
+
+_SPEC_ATTRIBUTE = "__structgen_output__"
+_cache: dict[Any, OutputSpec[Any]] = {}
+_cache_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """The model declined to answer; ``reason`` is what it said. Returned with ``on_refusal="return"``."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class OutputOptions:
+    """Per-type generation options (set with ``@structured``).
+
+    - ``grammar``: options of the JSON Schema → GBNF conversion (whitespace, key order,
+      strictness, ...), see :class:`~structgen._schema._options.GrammarOptions`.
+    - ``describe``: put a compact description of the expected fields in the system message.
+    - ``instructions``: extra text for the system message (a prompt hint for this type).
+    - ``choose_by_likelihood``: decide Literal/Enum values and union branches by each
+      alternative's full likelihood instead of token by token.
+    """
+
+    grammar: GrammarOptions = field(default_factory=GrammarOptions)
+    describe: bool = True
+    instructions: str | None = None
+    choose_by_likelihood: bool = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.describe, bool) or not isinstance(self.choose_by_likelihood, bool):
+            raise TypeError("describe and choose_by_likelihood must be bools")
+        if self.instructions is not None and not isinstance(self.instructions, str):
+            raise TypeError("instructions must be a str")
+
+
+class OutputSpec(Generic[T]):
+    """A type ready for generation: grammar (GBNF + root), validator, description, choices."""
+
+    def __init__(self, output_type: Any, options: OutputOptions) -> None:
+        from .._grammar import Grammar
+        from .._types import json_schema_of
+
+        self.output_type = output_type
+        self.options = options
+        self.adapter: TypeAdapter[T] = TypeAdapter(output_type)
+        self.schema: dict[str, Any] = json_schema_of(output_type)
+        self.grammar = Grammar.from_type(output_type, options=_closed(options.grammar))
+        self.refusal = options.grammar.refusal
+        self.system_hint = self._system_hint()
+        self.choices: ChoiceTable | None = None
+        if options.choose_by_likelihood and options.grammar.whitespace in SEPARATORS:
+            self.choices = choice_table(
+                self.schema, separators=SEPARATORS[options.grammar.whitespace], refusal=self.refusal
+            ) or None
+
+    def _system_hint(self) -> str | None:
+        parts = []
+        if self.options.instructions:
+            parts.append(self.options.instructions)
+        if self.options.describe:
+            parts.append(describe_schema(self.schema, refusal=self.refusal))
+        return "\n\n".join(parts) or None
+
+    def refusal_reason(self, text: str) -> str | None:
+        """The reason if ``text`` is the refusal branch ``{"refusal": "..."}``, else None."""
+        if not self.refusal:
+            return None
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return None
+        if isinstance(value, dict) and set(value) == {"refusal"} and isinstance(value["refusal"], str):
+            return value["refusal"]
+        return None
+
+    def validate(self, text: str) -> T:
+        """The validated value of ``text`` (raises pydantic's ValidationError)."""
+        return self.adapter.validate_json(text)
+
+
+def _closed(options: GrammarOptions) -> GrammarOptions:
+    if options.additional_properties is None:
+        from dataclasses import replace
+
+        return replace(options, additional_properties=False)
+    return options
+
+
+def spec_for(output_type: Any, options: OutputOptions | None = None) -> OutputSpec[Any]:
+    """The cached spec of ``output_type`` (decorated classes carry their own)."""
+    if options is None:
+        own = output_type.__dict__.get(_SPEC_ATTRIBUTE) if isinstance(output_type, type) else None
+        if own is not None:
+            return own  # type: ignore[no-any-return]
+        options = OutputOptions()
+    try:
+        # Options hold a mapping (refs), so they are keyed by their (deterministic) repr.
+        key: Any = (output_type, repr(options))
+        hash(key)
+    except TypeError:
+        return OutputSpec(output_type, options)
+    with _cache_lock:
+        spec = _cache.get(key)
+    if spec is None:
+        spec = OutputSpec(output_type, options)
+        with _cache_lock:
+            _cache.setdefault(key, spec)
+    return spec
+
+
+_GRAMMAR_FIELDS = {f.name for f in fields(GrammarOptions)}
+
+
+def options_from(settings: Mapping[str, Any]) -> OutputOptions:
+    """OutputOptions from keyword settings; unknown names and bad values raise here."""
+    grammar_settings = {k: v for k, v in settings.items() if k in _GRAMMAR_FIELDS}
+    own = {k: v for k, v in settings.items() if k not in _GRAMMAR_FIELDS}
+    unknown = set(own) - {"describe", "instructions", "choose_by_likelihood"}
+    if unknown:
+        raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
+    return OutputOptions(grammar=GrammarOptions(**grammar_settings), **own)
+
+
+@overload
+def structured(cls: type[C], /) -> type[C]: ...
+@overload
+def structured(
+    cls: None = None,
+    /,
+    *,
+    whitespace: str = ...,
+    key_order: str = ...,
+    prop_order: tuple[str, ...] = ...,
+    refusal: bool = ...,
+    strict: bool = ...,
+    max_string_length: int | None = ...,
+    describe: bool = ...,
+    instructions: str | None = ...,
+    choose_by_likelihood: bool = ...,
+    **grammar_options: Any,
+) -> Callable[[type[C]], type[C]]: ...
+def structured(cls: type[C] | None = None, /, **settings: Any) -> Any:
+    """Class decorator: per-model generation options, grammar built now and cached on the class.
+
+    ``@structured`` alone uses the defaults. Options: ``whitespace`` ("compact", "minified",
+    "flexible"), ``key_order``, ``prop_order``, ``refusal``, ``strict``, ``max_string_length``
+    and the other grammar options; ``describe`` (field description in the system message),
+    ``instructions`` (extra system-message text), ``choose_by_likelihood``. A wrong option or a
+    type that cannot be converted raises at decoration time.
+    """
+    options = options_from(settings)
+
+    def decorate(target: type[C]) -> type[C]:
+        if not isinstance(target, type):
+            raise TypeError("@structured decorates classes (Pydantic models, dataclasses, TypedDicts)")
+        setattr(target, _SPEC_ATTRIBUTE, OutputSpec(target, options))
+        return target
+
+    return decorate(cls) if cls is not None else decorate
+
+
+def validation_errors(error: ValidationError) -> list[dict[str, Any]]:
+    """Pydantic's errors in a JSON-friendly form (kept in OutputValidationError.attempts)."""
+    return [
+        {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+        for e in error.errors(include_url=False)
+    ]

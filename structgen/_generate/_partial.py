@@ -1,0 +1,81 @@
+"""Partial instances while an answer streams in, validated only as far as they are complete.
+
+- A Pydantic model: an instance (``model_construct``) holding the fields whose JSON value is
+  complete, each validated on its own (field validators run); ``model_fields_set`` says which.
+- ``list[X]``: the list of complete items, each validated as ``X``.
+Other types have no meaningful partial form; their stream yields only the final value.
+"""
+
+from __future__ import annotations
+
+import typing
+from typing import Any
+
+import pydantic_core
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from ._choices import JsonCursor
+
+
+class PartialBuilder:
+    """Feeds on the streamed text; ``update`` returns a new partial value when one more
+    top-level member has completed."""
+
+    def __init__(self, output_type: Any) -> None:
+        self._cursor = JsonCursor()
+        self._text: list[str] = []
+        self._reported = 0
+        self._model: type[BaseModel] | None = None
+        self._item: TypeAdapter[Any] | None = None
+        if isinstance(output_type, type) and issubclass(output_type, BaseModel):
+            self._model = output_type
+        elif typing.get_origin(output_type) is list and typing.get_args(output_type):
+            self._item = TypeAdapter(typing.get_args(output_type)[0])
+        self.enabled = self._model is not None or self._item is not None
+        self._items: list[Any] = []
+
+    def update(self, delta: str) -> Any | None:
+        if not self.enabled:
+            return None
+        self._text.append(delta)
+        self._cursor.feed(delta)
+        closed = self._cursor.closed
+        if len(closed) == self._reported or self._cursor.done:
+            return None
+        try:
+            value = pydantic_core.from_json("".join(self._text), allow_partial=True)
+        except ValueError:
+            return None
+        members = closed[: len(closed)]
+        self._reported = len(closed)
+        if self._model is not None and isinstance(value, dict):
+            return self._partial_model(value, [m for m in members if isinstance(m, str)])
+        if self._item is not None and isinstance(value, list):
+            return self._partial_list(value, [m for m in members if isinstance(m, int)])
+        return None
+
+    def _partial_model(self, value: dict[str, Any], keys: list[str]) -> BaseModel:
+        assert self._model is not None
+        instance = self._model.model_construct()
+        set_fields: set[str] = set()
+        for key in keys:
+            if key not in value or key not in self._model.model_fields:
+                continue
+            try:
+                self._model.__pydantic_validator__.validate_assignment(instance, key, value[key])
+            except (ValidationError, TypeError, AttributeError):
+                continue
+            set_fields.add(key)
+        object.__setattr__(instance, "__pydantic_fields_set__", set_fields)
+        return instance
+
+    def _partial_list(self, value: list[Any], indices: list[int]) -> list[Any]:
+        assert self._item is not None
+        for index in indices[len(self._items) :]:
+            if index >= len(value):
+                break
+            try:
+                self._items.append(self._item.validate_python(value[index]))
+            except ValidationError:
+                break
+        return list(self._items)

@@ -1,0 +1,109 @@
+"""Model evaluation on one llama.cpp context: batched decode, logits, KV-cache bookkeeping.
+
+The runner remembers which tokens sit in the KV cache (sequence 0), so a new prompt that
+shares a prefix with the previous call only evaluates the rest.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .._errors import BackendError
+
+
+class ContextFullError(Exception):
+    """The context window has no room for more tokens."""
+
+
+class ModelRunner:
+    """Evaluates tokens on one context. Callers serialize access (the backend holds a lock)."""
+
+    def __init__(self, lib: Any, ctx: Any, n_vocab: int, n_ctx: int, n_batch: int) -> None:
+        self.lib = lib
+        self.ctx = ctx
+        self.n_vocab = n_vocab
+        self.n_ctx = n_ctx
+        self.n_batch = n_batch
+        self.memory = lib.llama_get_memory(ctx)
+        self._batch = lib.llama_batch_init(n_batch, 0, 1)
+        self.tokens: list[int] = []  # what the KV cache holds, position by position
+        self.seconds = 0.0
+
+    def close(self) -> None:
+        batch, self._batch = self._batch, None
+        if batch is not None:
+            self.lib.llama_batch_free(batch)
+
+    def __del__(self) -> None:
+        self.close()
+
+    @property
+    def position(self) -> int:
+        return len(self.tokens)
+
+    def forget(self) -> None:
+        """Drop everything: the context was used by someone else."""
+        self.lib.llama_memory_clear(self.memory, True)
+        self.tokens = []
+
+    def truncate(self, keep: int) -> None:
+        """Remove cached tokens from position ``keep`` on."""
+        if keep >= len(self.tokens):
+            return
+        if not self.lib.llama_memory_seq_rm(self.memory, 0, keep, -1):
+            self.forget()
+            return
+        del self.tokens[keep:]
+
+    def prime(self, prompt: list[int]) -> int:
+        """Make the cache hold exactly ``prompt`` with logits for its last token.
+
+        Returns how many prompt tokens were reused from the cache.
+        """
+        common = 0
+        limit = min(len(prompt), len(self.tokens))
+        while common < limit and prompt[common] == self.tokens[common]:
+            common += 1
+        common = min(common, len(prompt) - 1)  # the last token is re-evaluated for its logits
+        self.truncate(common)
+        if len(self.tokens) != common:  # the cache could not be cut: start over
+            common = 0
+        self.decode(prompt[common:])
+        return common
+
+    def decode(self, tokens: list[int], *, all_logits: bool = False) -> None:
+        """Evaluate ``tokens`` after the cached ones; logits for the last (or all) of them."""
+        if not tokens:
+            return
+        if len(self.tokens) + len(tokens) > self.n_ctx:
+            raise ContextFullError()
+        start = time.perf_counter()
+        lib, batch = self.lib, self._batch
+        for offset in range(0, len(tokens), self.n_batch):
+            chunk = tokens[offset : offset + self.n_batch]
+            last_chunk = offset + self.n_batch >= len(tokens)
+            pos0 = len(self.tokens)
+            for i, token in enumerate(chunk):
+                batch.token[i] = token
+                batch.pos[i] = pos0 + i
+                batch.n_seq_id[i] = 1
+                batch.seq_id[i][0] = 0
+                batch.logits[i] = last_chunk and (all_logits or i == len(chunk) - 1)
+            batch.n_tokens = len(chunk)
+            status = lib.llama_decode(self.ctx, batch)
+            if status != 0:
+                self.seconds += time.perf_counter() - start
+                raise BackendError(f"llama_decode failed with status {status}")
+            self.tokens.extend(chunk)
+        self.seconds += time.perf_counter() - start
+
+    def logits(self, row: int = -1) -> npt.NDArray[np.float32]:
+        """Logits of the last decode: the last token's, or batch index ``row`` (``all_logits``)."""
+        pointer = self.lib.llama_get_logits_ith(self.ctx, row)
+        if not pointer:
+            raise BackendError("llama.cpp returned no logits")
+        return np.ctypeslib.as_array(pointer, shape=(self.n_vocab,))

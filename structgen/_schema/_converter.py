@@ -1,0 +1,106 @@
+"""The conversion entry points: options in, GBNF text out."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .._errors import SchemaError
+from ._emit import Emitter, gbnf_literal
+from ._ir import StrAtom
+from ._normalize import Normalizer
+from ._options import GrammarOptions
+from ._refs import Resolver
+from ._strings import StringSpec
+
+#: Length bounds of the refusal reason.
+REFUSAL_MAX_LENGTH = 500
+
+
+def _load(schema: Any) -> Any:
+    if isinstance(schema, str):
+        try:
+            return json.loads(schema)
+        except ValueError as exc:
+            raise SchemaError(f"the schema is not valid JSON: {exc}") from exc
+    if isinstance(schema, bool) or isinstance(schema, dict):
+        # A private deep copy: nothing below may touch the caller's dictionaries.
+        return copy.deepcopy(schema)
+    raise TypeError(f"a JSON Schema must be a dict, a bool or a JSON string, not "
+                    f"{type(schema).__name__}")
+
+
+def convert(schema: Any, options: GrammarOptions) -> str:
+    """GBNF text (root rule ``root``) accepting exactly the JSON texts of the schema's instances."""
+    document = _load(schema)
+    if not isinstance(document, (dict, bool)):
+        raise SchemaError("a JSON Schema must be an object or a boolean")
+    refs = {uri: copy.deepcopy(doc) for uri, doc in options.refs.items()}
+    resolver = Resolver(document, refs, options.allow_fetch)
+    norm = Normalizer(options, resolver)
+    ir = norm.schema(document, resolver.root_base, "#")
+    emitter = Emitter(norm, options)
+    emitter.rules.reserve("root")
+    if options.raw_pattern and len(ir) == 1 and isinstance(ir[0], StrAtom):
+        expr = emitter.string(ir[0].spec, "root-string", "#", raw=True)
+    else:
+        expr = emitter.emit(ir, "root-value", "#") if ir else None
+    if expr is None:
+        raise SchemaError("the schema accepts no value", pointer="#")
+    if options.refusal:
+        expr = f"{expr} | {refusal_rule(emitter)}"
+    emitter.rules.define("root", expr)
+    norm.warn_dropped()
+    return emitter.rules.to_gbnf("root")
+
+
+def refusal_rule(emitter: Emitter) -> str:
+    reason = emitter.string(StringSpec(min_length=1, max_length=REFUSAL_MAX_LENGTH),
+                            "refusal-reason", "#")
+    body = f'{emitter.open_obj} {gbnf_literal(json.dumps("refusal"))} {emitter.colon} {reason}' \
+           f' {emitter.tail} "}}"'
+    return emitter.rules.add("refusal", " ".join(body.split()))
+
+
+def refusal_json(reason: str, whitespace: str = "compact") -> str:
+    """The text of the refusal alternative for ``reason``."""
+    return canonical_json({"refusal": reason}, whitespace)
+
+
+def canonical_json(value: Any, whitespace: str = "compact") -> str:
+    """The exact text the grammar accepts for ``value`` (``json.dumps`` with the mode's separators)."""
+    if whitespace == "minified":
+        return json.dumps(value, separators=(",", ":"))
+    if whitespace in ("compact", "flexible"):
+        return json.dumps(value)
+    raise ValueError(f"whitespace must be 'compact', 'minified' or 'flexible', not {whitespace!r}")
+
+
+def json_schema_to_gbnf(
+    schema: dict[str, Any] | str | bool,
+    *,
+    prop_order: Sequence[str] | None = None,
+    allow_fetch: bool = False,
+    dotall: bool = False,
+    raw_pattern: bool = False,
+    whitespace: str = "compact",
+    strict: bool = True,
+    refs: Mapping[str, Any] | None = None,
+    refusal: bool = False,
+    key_order: str = "declared",
+    additional_properties: bool | None = None,
+    max_string_length: int | None = None,
+) -> str:
+    """Convert a JSON Schema (dict, bool or JSON text) to GBNF whose root rule is ``root``."""
+    if not isinstance(schema, (dict, str, bool)):
+        raise TypeError(f"a JSON Schema must be a dict, a bool or a JSON string, not "
+                        f"{type(schema).__name__}")
+    options = GrammarOptions(
+        prop_order=tuple(prop_order or ()), key_order=key_order,  # type: ignore[arg-type]
+        whitespace=whitespace,  # type: ignore[arg-type]
+        strict=strict, dotall=dotall, raw_pattern=raw_pattern, refs=dict(refs or {}),
+        allow_fetch=allow_fetch, refusal=refusal, additional_properties=additional_properties,
+        max_string_length=max_string_length)
+    return convert(schema, options)

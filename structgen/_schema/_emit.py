@@ -1,0 +1,243 @@
+"""IR → GBNF: one rule per reference target, one expression per atom.
+
+Objects and arrays are in ``_emit_objects.py`` / ``_emit_arrays.py``; this module holds the
+dispatcher, literal values, primitive types, references and the whitespace tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from decimal import Decimal
+from typing import Any
+
+from .._errors import SchemaError
+from ._ir import (
+    ANY, IR, ArrAtom, Atom, BoolAtom, ConstAtom, NullAtom, NumAtom, ObjAtom, RefAtom, StrAtom,
+)
+from ._normalize import Normalizer
+from ._numbers import integer_bounds, integer_rule, number_rule
+from ._options import FLEXIBLE_WHITESPACE_LIMIT, SEPARATORS, GrammarOptions
+from ._rules import RuleSet
+from ._strings import StringSpec, json_string_rule
+
+
+def gbnf_literal(text: str) -> str:
+    """``text`` as a GBNF string literal."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def seq(*parts: str | None) -> str:
+    return " ".join(p for p in parts if p)
+
+
+def alt(options: list[str]) -> str | None:
+    """An alternation of expressions (None when there is none), parenthesized when needed."""
+    unique = list(dict.fromkeys(options))
+    if not unique:
+        return None
+    if len(unique) == 1:
+        return unique[0]
+    return "( " + " | ".join(unique) + " )"
+
+
+def number_spellings(value: int | float) -> list[str]:
+    """What ``json.dumps`` writes for this number as an int and as a float (1 == 1.0)."""
+    spellings = [json.dumps(value)]
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        spellings.append(str(int(value)))
+    if isinstance(value, int) and abs(value) < 2**1023 and float(value) == value:
+        spellings.append(repr(float(value)))
+    if value == 0:
+        spellings += ["0", "0.0", "-0.0"]
+    return list(dict.fromkeys(spellings))
+
+
+class Emitter:
+    def __init__(self, norm: Normalizer, options: GrammarOptions) -> None:
+        self.norm = norm
+        self.options = options
+        self.rules = RuleSet()
+        self._ref_names: dict[str, str] = {}
+        self._ref_state: dict[str, str] = {}  # key -> "busy" | "done"
+        if options.whitespace == "flexible":
+            self.rules.add_named("ws", f"[ \\t\\n\\r]{{0,{FLEXIBLE_WHITESPACE_LIMIT}}}")
+            self.sep, self.colon, self.tail = 'ws "," ws', 'ws ":" ws', "ws"
+            self.open_obj, self.open_arr = '"{" ws', '"[" ws'
+        else:
+            comma, colon = SEPARATORS[options.whitespace]
+            self.sep, self.colon, self.tail = gbnf_literal(comma), gbnf_literal(colon), ""
+            self.open_obj, self.open_arr = '"{"', '"["'
+
+    # ------------------------------------------------------------------ dispatch
+    def emit(self, ir: IR, hint: str, pointer: str, head: frozenset[str] = frozenset()
+             ) -> str | None:
+        """An expression for the JSON texts of the values in ``ir``; None if there are none."""
+        if ir == ANY:
+            return self.any_value()
+        options = []
+        for atom in ir:
+            expr = self.emit_atom(atom, hint, pointer, head)
+            if expr is not None:
+                options.append(expr)
+        if len(options) > 1:
+            return self.rules.add(hint, " | ".join(dict.fromkeys(options)))
+        return options[0] if options else None
+
+    def emit_atom(self, atom: Atom, hint: str, pointer: str, head: frozenset[str]) -> str | None:
+        if isinstance(atom, RefAtom):
+            return self.ref_rule(atom.key, head)
+        if isinstance(atom, ConstAtom):
+            return self.literal(atom.value, hint)
+        if isinstance(atom, NullAtom):
+            return '"null"'
+        if isinstance(atom, BoolAtom):
+            return alt([f'"{str(v).lower()}"' for v in (True, False) if v in atom.values])
+        if isinstance(atom, NumAtom):
+            return self.number(atom, hint, pointer)
+        if isinstance(atom, StrAtom):
+            return self.string(atom.spec, hint, pointer)
+        if isinstance(atom, ArrAtom):
+            from ._emit_arrays import emit_array
+            return emit_array(self, atom, hint, pointer)
+        if isinstance(atom, ObjAtom):
+            from ._emit_objects import emit_object
+            return emit_object(self, atom, hint, pointer)
+        raise TypeError(f"unknown atom {atom!r}")
+
+    # ------------------------------------------------------------------ references
+    def ref_rule(self, key: str, head: frozenset[str]) -> str | None:
+        if key in head:
+            raise SchemaError("a $ref cycle that consumes no input (left recursion)",
+                              pointer=self.norm._ref_pointer.get(key, "#"), keyword="$ref")
+        state = self._ref_state.get(key)
+        if state == "done":
+            return self._ref_names.get(key)
+        if state == "busy":
+            return self._ref_names[key]
+        ir = self.norm.expand(key)
+        if not ir:
+            self._ref_state[key] = "done"
+            return None
+        hint = _ref_hint(key)
+        if len(ir) == 1 and isinstance(ir[0], RefAtom):
+            self._ref_state[key] = "busy"
+            target = self.ref_rule(ir[0].key, head | {key})
+            self._ref_state[key] = "done"
+            if target is not None:
+                self._ref_names[key] = target
+            return target
+        name = self.rules.reserve(hint)
+        self._ref_names[key] = name
+        self._ref_state[key] = "busy"
+        body = self.emit(ir, hint, self.norm._ref_pointer.get(key, "#"), head | {key})
+        self._ref_state[key] = "done"
+        if body is None:
+            # Empty after all (e.g. only through impossible recursion): keep the name defined.
+            self.rules.define(name, '"\\x00" [^\\x00-\\U0010FFFF]')
+            return name
+        self.rules.define(name, body)
+        return name
+
+    # ------------------------------------------------------------------ primitives
+    def any_value(self) -> str:
+        if "value" in self.rules:
+            return "value"
+        self.rules.reserve("value")
+        string = self.string(StringSpec(), "string", "#")
+        number = number_rule(self.rules, minimum=None, exclusive_minimum=None, maximum=None,
+                             exclusive_maximum=None, multiple_of=None, integer=False,
+                             hint="number", pointer="#")
+        kv = seq(string, self.colon, "value")
+        obj = self.rules.add("object", self.container(self.open_obj, f"{kv} ( {self.sep} {kv} )*",
+                                                      '"}"', optional=True))
+        arr = self.rules.add("array", self.container(self.open_arr,
+                                                     f"value ( {self.sep} value )*", '"]"',
+                                                     optional=True))
+        self.rules.define("value", f'{obj} | {arr} | {string} | {number} | "true" | "false" '
+                                   '| "null"')
+        return "value"
+
+    def container(self, open_token: str, content: str | None, close: str, optional: bool) -> str:
+        if content is None:
+            return seq(open_token, close)
+        inner = seq(content, self.tail)
+        return seq(open_token, f"( {inner} )?" if optional else inner, close)
+
+    def string(self, spec: StringSpec, hint: str, pointer: str, raw: bool = False) -> str | None:
+        limit = self.options.max_string_length
+        if limit is not None and spec.only is None and (spec.max_length is None
+                                                         or spec.max_length > limit):
+            spec = StringSpec(spec.patterns, spec.not_patterns, spec.min_length, limit,
+                              spec.formats, spec.exclude, spec.only)
+        return json_string_rule(self.rules, spec, hint=hint, pointer=pointer,
+                                dotall=self.options.dotall, raw=raw)
+
+    def number(self, atom: NumAtom, hint: str, pointer: str) -> str | None:
+        lo = atom.lower[0] if atom.lower and not atom.lower[1] else None
+        ex_lo = atom.lower[0] if atom.lower and atom.lower[1] else None
+        hi = atom.upper[0] if atom.upper and not atom.upper[1] else None
+        ex_hi = atom.upper[0] if atom.upper and atom.upper[1] else None
+        if atom.integer:
+            low, high = integer_bounds(lo, ex_lo, hi, ex_hi)
+            multiple = None
+            if atom.multiple_of is not None:
+                step = _lcm_with_one(atom.multiple_of)
+                multiple = int(step)
+            return integer_rule(self.rules, minimum=low, maximum=high, multiple_of=multiple,
+                                hint=hint, pointer=pointer, allow_zero_fraction=True)
+        return number_rule(self.rules, minimum=lo, exclusive_minimum=ex_lo, maximum=hi,
+                           exclusive_maximum=ex_hi, multiple_of=atom.multiple_of,
+                           integer=False, hint=hint, pointer=pointer)
+
+    def literal(self, value: Any, hint: str) -> str:
+        """The JSON spellings of exactly ``value`` in the current whitespace mode."""
+        if value is None or isinstance(value, bool):
+            return gbnf_literal(json.dumps(value))
+        if isinstance(value, (int, float)):
+            return alt([gbnf_literal(s) for s in number_spellings(value)]) or '"0"'
+        if isinstance(value, str):
+            spellings = {json.dumps(value), json.dumps(value, ensure_ascii=False)}
+            return alt([gbnf_literal(s) for s in sorted(spellings)]) or '""'
+        if isinstance(value, list):
+            items = [self.literal(v, hint) for v in value]
+            content = f" {self.sep} ".join(items) if items else None
+            return self.rules.add(hint, self.container(self.open_arr, content, '"]"', False))
+        if isinstance(value, dict):
+            pairs = [seq(self.literal(k, hint), self.colon, self.literal(v, hint))
+                     for k, v in value.items()]
+            content = f" {self.sep} ".join(pairs) if pairs else None
+            return self.rules.add(hint, self.container(self.open_obj, content, '"}"', False))
+        raise TypeError(f"not a JSON value: {value!r}")
+
+
+def _lcm_with_one(step: Decimal) -> Decimal:
+    """The smallest positive integer that is a multiple of ``step``."""
+    exponent = -step.as_tuple().exponent  # type: ignore[operator]
+    if exponent <= 0:
+        return step
+    scale = 10**exponent
+    numerator = int(step * scale)
+    return Decimal(numerator // math.gcd(numerator, scale))
+
+
+def _ref_hint(key: str) -> str:
+    if "#" not in key:  # a synthetic intersection or complement
+        return key.split("-")[0]
+    fragment = key.rsplit("#", 1)[-1]
+    last = fragment.rstrip("/").rsplit("/", 1)[-1] if fragment else ""
+    return last or "root-ref"

@@ -1,0 +1,271 @@
+"""Objects: declared keys in order, optional ones skippable, undeclared keys between them.
+
+Grammar shape (no chained optionals, no left recursion): for declared keys k0..kn-1,
+
+    D(i, c)  the members from declared index i on, after c members were written
+             = sep kv_i G(i+1, c+1)  |  D(i+1, c)         (the second only if k_i is optional)
+    G(i, c)  = (sep extra)* D(i, c)                         undeclared keys after a present key
+    F(i)     = kv_i G(i+1, 1)  |  F(i+1)                    the first member
+
+The member count c only matters for minProperties/maxProperties; without them it is always 0,
+so a plain object costs one D and one G rule per declared key.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import TYPE_CHECKING
+
+from ._ir import ANY, IR, NOTHING, ConstAtom, KeyCond, ObjAtom, StrAtom
+from ._refs import escape_pointer_token
+from ._strings import StringSpec
+
+if TYPE_CHECKING:
+    from ._emit import Emitter
+
+#: More (patternProperties + additionalProperties) conditions than this are not partitioned.
+MAX_KEY_CONDITIONS = 6
+#: Count states (declared keys × counts) above which min/maxProperties are not built.
+MAX_COUNT_STATES = 6000
+
+Expr = str | None  # None: impossible; "": the empty string
+
+
+def alt_eps(options: list[Expr]) -> Expr:
+    real = list(dict.fromkeys(o for o in options if o))
+    nullable = "" in options
+    if not real:
+        return "" if nullable else None
+    body = " | ".join(real)
+    if nullable:
+        return f"( {body} )?"
+    return f"( {body} )" if len(real) > 1 else real[0]
+
+
+def seq_eps(*parts: Expr) -> Expr:
+    if any(p is None for p in parts):
+        return None
+    return " ".join(p for p in parts if p)
+
+
+def key_literal(em: Emitter, key: str) -> str:
+    from ._emit import gbnf_literal
+    spellings = sorted({json.dumps(key), json.dumps(key, ensure_ascii=False)})
+    if len(spellings) == 1:
+        return gbnf_literal(spellings[0])
+    return "( " + " | ".join(gbnf_literal(s) for s in spellings) + " )"
+
+
+#: Required keys that no ``properties`` declares may come in any order up to this many.
+MAX_FLOATING_KEYS = 4
+
+
+def _ordered_keys(em: Emitter, atom: ObjAtom) -> tuple[list[str], list[str]]:
+    """(declared keys in grammar order, required undeclared keys that may come in any order)."""
+    declared = [k for k, _ in atom.props]
+    floating = sorted(atom.required - set(declared))
+    if len(floating) > MAX_FLOATING_KEYS:
+        declared, floating = declared + floating, []
+    first = [k for k in em.options.prop_order if k in declared]
+    keys = first + [k for k in declared if k not in first]
+    if em.options.key_order == "required-first":
+        keys = [k for k in keys if k in atom.required] + [k for k in keys
+                                                           if k not in atom.required]
+    return keys, floating
+
+
+def emit_object(em: Emitter, atom: ObjAtom, hint: str, pointer: str) -> str | None:
+    norm = em.norm
+    members: list[tuple[str, bool]] = []  # (kv expression, required)
+    floating: list[str] = []
+    keys, floating_keys = _ordered_keys(em, atom)
+    for key in keys + floating_keys:
+        value = norm.algebra.value_for_key(atom, key)
+        if atom.names is not None and not norm.accepts(atom.names, key):
+            value = NOTHING
+        required = key in atom.required
+        value_expr = em.emit(value, f"{hint}-{key}",
+                             f"{pointer}/properties/{escape_pointer_token(key)}") if value else None
+        if value_expr is None:
+            if required:
+                return None
+            continue
+        kv = f"{key_literal(em, key)} {em.colon} {value_expr}"
+        if key in floating_keys:
+            floating.append(kv)
+        else:
+            members.append((kv, required))
+    extra = _extra_member(em, atom, frozenset(keys + floating_keys), hint, pointer)
+    builder = _ObjectBuilder(em, members, floating, extra, atom.min_props, atom.max_props, hint,
+                             pointer)
+    content = builder.content()
+    if content is None:
+        return None
+    return em.rules.add(hint, em.container(em.open_obj, content or None, '"}"', optional=False))
+
+
+def _name_specs(em: Emitter, names: IR | None) -> list[StringSpec]:
+    """The key languages ``propertyNames`` allows (one spec per string alternative)."""
+    if names is None or names == ANY:
+        return [StringSpec()]
+    specs: list[StringSpec] = []
+    for atom in em.norm.expand_all(names):
+        if isinstance(atom, StrAtom):
+            specs.append(atom.spec)
+        elif isinstance(atom, ConstAtom) and isinstance(atom.value, str):
+            specs.append(StringSpec(only=frozenset({atom.value})))
+    return specs
+
+
+def _extra_member(em: Emitter, atom: ObjAtom, declared: frozenset[str], hint: str,
+                  pointer: str) -> str | None:
+    """One undeclared member ``"key": value``, keys partitioned by the conditions they meet."""
+    conds = [(c, ir) for c, ir in atom.extras if ir != ANY]
+    if len(conds) > MAX_KEY_CONDITIONS:
+        em.norm.unsupported(pointer, "patternProperties",
+                            f"more than {MAX_KEY_CONDITIONS} overlapping key patterns")
+        return None
+    name_specs = _name_specs(em, atom.names)
+    options: list[str] = []
+    for truth in itertools.product((True, False), repeat=len(conds)):
+        key_spec = _key_spec(conds, truth)
+        if key_spec is None:
+            continue
+        patterns, not_patterns = key_spec
+        value: IR = ANY
+        for (_, ir), holds in zip(conds, truth):
+            if holds:
+                value = em.norm.algebra.intersect(value, ir, nested=True)
+        if not value:
+            continue
+        value_expr = em.emit(value, f"{hint}-value", f"{pointer}/additionalProperties")
+        if value_expr is None:
+            continue
+        for names in name_specs:
+            only = None if names.only is None else names.only - declared
+            spec = StringSpec(names.patterns + patterns, names.not_patterns + not_patterns,
+                              names.min_length, names.max_length, names.formats,
+                              names.exclude | declared, only)
+            if only is not None and not only:
+                continue
+            key_expr = em.string(spec, f"{hint}-key", f"{pointer}/propertyNames")
+            if key_expr is not None:
+                options.append(f"{key_expr} {em.colon} {value_expr}")
+    if not options:
+        return None
+    return em.rules.add(f"{hint}-extra", " | ".join(dict.fromkeys(options)))
+
+
+def _key_spec(conds: list[tuple[KeyCond, IR]], truth: tuple[bool, ...]
+              ) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    patterns: list[str] = []
+    not_patterns: list[str] = []
+    for (cond, _), holds in zip(conds, truth):
+        if cond.match is not None:
+            (patterns if holds else not_patterns).append(cond.match)
+        elif holds:
+            not_patterns.extend(cond.nomatch)
+        elif not cond.nomatch:
+            return None  # "matches none of no patterns" is always true
+        else:
+            patterns.append("|".join(f"(?:{p})" for p in cond.nomatch))
+    return tuple(dict.fromkeys(patterns)), tuple(dict.fromkeys(not_patterns))
+
+
+class _ObjectBuilder:
+    """The D/G/F rules of the module docstring, indexed by (declared index, count, mask of the
+    floating required keys already written)."""
+
+    def __init__(self, em: Emitter, members: list[tuple[str, bool]], floating: list[str],
+                 extra: str | None, min_props: int, max_props: int | None, hint: str,
+                 pointer: str) -> None:
+        self.em, self.members, self.floating, self.extra = em, members, floating, extra
+        self.full = (1 << len(floating)) - 1
+        self.lo, self.hi = min_props, max_props
+        self.cap = max_props if max_props is not None else min_props
+        self.hint, self.pointer = hint, pointer
+        self.memo: dict[tuple[str, int, int, int], Expr] = {}
+        states = (len(members) + 1) * (self.cap + 1) * (self.full + 1)
+        if states > MAX_COUNT_STATES:
+            em.norm.unsupported(pointer, "maxProperties" if max_props is not None
+                                else "minProperties", "too many member counts to track")
+            self.lo, self.hi, self.cap = 0, None, 0
+
+    def _next(self, c: int) -> int | None:
+        if self.hi is not None:
+            return c + 1 if c + 1 <= self.hi else None
+        return min(c + 1, self.cap)
+
+    def _rule(self, kind: str, i: int, body: Expr) -> Expr:
+        if not body or " " not in body:
+            return body
+        return self.em.rules.add(f"{self.hint}-{kind}{i}", body)
+
+    def _undeclared(self, i: int, c: int, mask: int, sep: str,
+                    with_extra: bool = True) -> list[Expr]:
+        """Members that are not the next declared key: an extra key or a floating required key."""
+        nxt = self._next(c)
+        if nxt is None:
+            return []
+        options: list[Expr] = []
+        if self.extra is not None and with_extra:
+            options.append(seq_eps(sep, self.extra, self.gap(i, nxt, mask)))
+        for j, kv in enumerate(self.floating):
+            if not mask & (1 << j):
+                options.append(seq_eps(sep, kv, self.gap(i, nxt, mask | (1 << j))))
+        return options
+
+    def content(self) -> Expr:
+        return alt_eps([self.first(0)] + self._undeclared(0, 0, 0, ""))
+
+    def first(self, i: int) -> Expr:
+        key = ("F", i, 0, 0)
+        if key in self.memo:
+            return self.memo[key]
+        if i == len(self.members):
+            result: Expr = "" if self.lo == 0 and self.full == 0 else None
+        else:
+            kv, required = self.members[i]
+            nxt = self._next(0)
+            options = [seq_eps(kv, self.gap(i + 1, nxt, 0)) if nxt is not None else None]
+            if not required:
+                options.append(self.first(i + 1))
+            result = self._rule("f", i, alt_eps(options))
+        self.memo[key] = result
+        return result
+
+    def declared(self, i: int, c: int, mask: int) -> Expr:
+        key = ("D", i, c, mask)
+        if key in self.memo:
+            return self.memo[key]
+        if i == len(self.members):
+            result: Expr = "" if c >= self.lo and mask == self.full else None
+        else:
+            kv, required = self.members[i]
+            nxt = self._next(c)
+            options = [seq_eps(self.em.sep, kv, self.gap(i + 1, nxt, mask)) if nxt is not None
+                       else None]
+            if not required:
+                options.append(self.declared(i + 1, c, mask))
+            result = self._rule("d", i, alt_eps(options))
+        self.memo[key] = result
+        return result
+
+    def gap(self, i: int, c: int, mask: int) -> Expr:
+        if self.extra is None and not self.floating:
+            return self.declared(i, c, mask)
+        key = ("G", i, c, mask)
+        if key in self.memo:
+            return self.memo[key]
+        self.memo[key] = None  # guards the recursion below; replaced at the end
+        after = self.declared(i, c, mask)
+        if self.hi is None and c == self.cap and self.extra is not None:
+            # Counts no longer matter: extra keys loop, floating keys still advance the mask.
+            rest = alt_eps([after] + self._undeclared(i, c, mask, self.em.sep, with_extra=False))
+            result = seq_eps(f"( {self.em.sep} {self.extra} )*", rest)
+        else:
+            result = alt_eps([after] + self._undeclared(i, c, mask, self.em.sep))
+        result = self._rule("g", i, result)
+        self.memo[key] = result
+        return result

@@ -1,0 +1,238 @@
+"""Anchored regular expressions for the string formats a grammar can enforce.
+
+Every regex uses only plain syntax that both ECMA-262 (as ``_regex.py`` parses it) and Python's
+``re`` read the same way: literals, escapes of punctuation, classes with ranges, ``(?:...)``,
+alternation and counted quantifiers; no lookarounds, backreferences, ``\\b`` or lazy quantifiers.
+Non-ASCII ranges are written as the characters themselves.
+
+What each regex decides, and where it is deliberately narrower than the standard (it may reject a
+valid string, it never accepts an invalid one) or wider (listed as a known gap):
+
+- ``date``, ``time``, ``date-time`` (RFC 3339 §5.6): exact, including month lengths and leap years
+  (divisible by 4, not by 100 unless by 400). A leap second (``:60``) is accepted only when the time
+  is 23:59 UTC; narrower: by default only under the offsets Z, +00:00 and -00:00 (see
+  ``LEAP_SECOND_OFFSET_MINUTES``: exactness for every offset costs a 17 times larger grammar).
+- ``duration`` (RFC 3339 appendix A): exact; integer components only, as the ABNF says.
+- ``uuid``: 8-4-4-4-12 hex digits, any case, any version. ``uuid1``…``uuid5`` (Pydantic's types)
+  also fix the version nibble and the RFC 4122 variant (8, 9, a or b), as Pydantic checks.
+- ``ipv4``: dotted quad, 0–255, no leading zeros. ``ipv6``: RFC 4291 text forms, every ``::``
+  compression, optional trailing IPv4; no zone id, no brackets. ``ipvanyaddress``: either.
+- ``hostname`` (RFC 1123): labels of 1–63 letters, digits and inner hyphens, separated by dots.
+  Narrower: labels with ``--`` in positions 3–4 (IDNA A-labels such as ``xn--…``) are rejected,
+  since validating their Punycode is beyond a regex. Wider (known gap): the 253-character total is
+  not enforced (counting across labels would need tens of thousands of automaton states).
+- ``idn-hostname``: narrower: only the ASCII hostnames above (U-labels are rejected).
+- ``email`` (RFC 5321 Mailbox): dot-atom or quoted-string local part; a domain of hostname labels
+  (A-labels allowed here, as RFC 5321 allows any LDH label) or an ``[IPv4]`` / ``[IPv6:…]``
+  literal. Narrower: general address literals (``[tag:…]``) are rejected. Wider (known gap): the
+  64-octet local-part and 255-octet domain limits are not enforced.
+- ``idn-email`` (RFC 6531): as ``email`` with any non-ASCII character allowed in the local part;
+  narrower: the domain must be ASCII.
+- ``uri``, ``uri-reference`` (RFC 3986) and ``iri``, ``iri-reference`` (RFC 3987): exact syntax.
+- ``uri-template`` (RFC 6570, level 4, without the operators reserved for future use): exact; an
+  apostrophe is a literal (RFC errata 6937, as the test suite expects).
+- ``json-pointer`` (RFC 6901) and ``relative-json-pointer``: exact.
+- Anything else, including ``regex`` (not a regular language), is unknown: ``None``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["FORMAT_NAMES", "LEAP_SECOND_OFFSET_MINUTES", "format_regex"]
+
+# --- dates and times ---------------------------------------------------------------------------
+
+_DAY_OF_MONTH = (
+    "(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
+    "|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+    "|02-(?:0[1-9]|1[0-9]|2[0-8]))"
+)
+_QUAD = "(?:0[48]|[2468][048]|[13579][26])"  # two digits divisible by 4, except 00
+_LEAP_YEAR = f"(?:[0-9]{{2}}{_QUAD}|(?:00|{_QUAD})00)"
+_DATE = f"(?:[0-9]{{4}}-{_DAY_OF_MONTH}|{_LEAP_YEAR}-02-29)"
+
+_HOUR = "(?:[01][0-9]|2[0-3])"
+_MINUTE = "[0-5][0-9]"
+_FRACTION = "(?:\\.[0-9]+)?"
+_OFFSET = f"(?:[Zz]|[+\\-]{_HOUR}:{_MINUTE})"
+
+
+#: Leap seconds (":60") are accepted at 23:59 UTC under the offsets Z, +00:00 and -00:00, and under
+#: every offset whose minutes are listed here. Each entry costs 24 more automaton branches: the GBNF of
+#: a date-time string grows from about 2.6 KB (none) to 15 KB (0,) and 46 KB (0, 30, 45).
+LEAP_SECOND_OFFSET_MINUTES: tuple[int, ...] = ()
+
+
+def _leap_second_times() -> str:
+    """Alternatives "HH:MM:60[.f]" + offset for the local times that are 23:59 UTC.
+
+    The local time is 23:59 plus the offset; alternatives are grouped by local time.
+    """
+    offsets = {(0, 0)} | {(h, m) for h in range(24) for m in LEAP_SECOND_OFFSET_MINUTES}
+    by_local: dict[tuple[int, int], list[str]] = {(23, 59): ["[Zz]"]}
+    for sign in (1, -1):
+        for hours, minutes in sorted(offsets):
+            local = (23 * 60 + 59 + sign * (hours * 60 + minutes)) % (24 * 60)
+            offset = ("\\+" if sign > 0 else "-") + f"{hours:02d}:{minutes:02d}"
+            by_local.setdefault(divmod(local, 60), []).append(offset)
+    options = [
+        f"{h:02d}:{m:02d}:60{_FRACTION}(?:{'|'.join(offsets)})" for (h, m), offsets in sorted(by_local.items())
+    ]
+    return "(?:" + "|".join(options) + ")"
+
+
+_TIME = f"(?:{_HOUR}:{_MINUTE}:{_MINUTE}{_FRACTION}{_OFFSET}|{_leap_second_times()})"
+_DATE_TIME = f"{_DATE}[Tt]{_TIME}"
+
+
+def _duration() -> str:
+    n = "[0-9]+"
+    second = f"{n}S"
+    minute = f"{n}M(?:{second})?"
+    hour = f"{n}H(?:{minute})?"
+    time = f"T(?:{hour}|{minute}|{second})"
+    day = f"{n}D"
+    month = f"{n}M(?:{day})?"
+    year = f"{n}Y(?:{month})?"
+    return f"P(?:(?:{day}|{month}|{year})(?:{time})?|{time}|{n}W)"
+
+
+# --- addresses ---------------------------------------------------------------------------------
+
+_HEX = "[0-9A-Fa-f]"
+_OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9][0-9]|[0-9])"
+_IPV4 = f"{_OCTET}(?:\\.{_OCTET}){{3}}"
+
+
+def _ipv6() -> str:
+    """RFC 3986's IPv6address: one alternative per position of the "::"."""
+    h16 = f"{_HEX}{{1,4}}"
+    group = f"{h16}:"
+    ls32 = f"(?:{h16}:{h16}|{_IPV4})"
+
+    def before(n: int) -> str:  # up to n groups before "::"
+        return "" if n == 0 else f"(?:(?:{group}){{0,{n - 1}}}{h16})?" if n > 1 else f"(?:{h16})?"
+
+    options = [f"(?:{group}){{6}}{ls32}", f"::(?:{group}){{5}}{ls32}"]
+    options += [f"{before(n)}::(?:{group}){{{5 - n}}}{ls32}" for n in (1, 2, 3, 4)]
+    options += [f"{before(5)}::{ls32}", f"{before(6)}::{h16}", f"{before(7)}::"]
+    return "(?:" + "|".join(options) + ")"
+
+
+_IPV6 = _ipv6()
+
+_ALNUM = "[A-Za-z0-9]"
+_LDH = "[A-Za-z0-9\\-]"
+#: An LDH label of 1–63 characters (RFC 1123).
+_LDH_LABEL = f"{_ALNUM}(?:{_LDH}{{0,61}}{_ALNUM})?"
+#: The same without "--" in positions 3-4 (RFC 5891 §4.2.3.1: reserved for A-labels).
+_HOST_LABEL = (
+    f"(?:{_ALNUM}(?:{_LDH}?{_ALNUM})?"  # 1-3 characters
+    f"|{_ALNUM}{_LDH}{{2}}{_ALNUM}"  # 4: the last one is no hyphen
+    f"|{_ALNUM}{_LDH}(?:{_ALNUM}{_LDH}|-{_ALNUM}){_LDH}{{0,58}}{_ALNUM})"  # 5-63
+)
+_HOSTNAME = f"{_HOST_LABEL}(?:\\.{_HOST_LABEL})*"
+
+# --- e-mail (RFC 5321 / 6531) ------------------------------------------------------------------
+
+_ATEXT = "A-Za-z0-9!#$%&'*+\\-/=?\\^_`{|}~"
+_QTEXT = " !#-\\[\\]-~"  # %d32-33 / %d35-91 / %d93-126
+_NON_ASCII = "\u0080-\U0010ffff"
+
+
+def _mailbox(non_ascii: bool) -> str:
+    extra = _NON_ASCII if non_ascii else ""
+    atom = f"[{_ATEXT}{extra}]+"
+    quoted = f'"(?:[{_QTEXT}{extra}]|\\\\[ -~])*"'
+    local = f"(?:{atom}(?:\\.{atom})*|{quoted})"
+    literal = f"\\[(?:{_IPV4}|[Ii][Pp][Vv]6:{_IPV6})\\]"
+    domain = f"(?:{_LDH_LABEL}(?:\\.{_LDH_LABEL})*|{literal})"
+    return f"{local}@{domain}"
+
+
+# --- URIs and IRIs (RFC 3986 / 3987) -----------------------------------------------------------
+
+_UCSCHAR = (
+    "\u00a0-\ud7ff\uf900-\ufdcf\ufdf0-\uffef"
+    + "".join(f"{chr(plane << 16)}-{chr((plane << 16) + 0xFFFD)}" for plane in range(1, 14))
+    + "\U000e1000-\U000efffd"
+)
+_IPRIVATE = "\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd"
+_UNRESERVED = "A-Za-z0-9\\-._~"
+_SUB_DELIMS = "!$&'()*+,;="
+_PCT = f"%{_HEX}{{2}}"
+
+
+def _uri(iri: bool, reference: str) -> str:
+    """``reference``: "absolute" (URI / IRI), "reference" (URI- / IRI-reference)."""
+    unreserved = _UNRESERVED + (_UCSCHAR if iri else "")
+
+    def chars(extra: str) -> str:
+        return f"(?:[{unreserved}{_SUB_DELIMS}{extra}]|{_PCT})"
+
+    pchar = chars(":@")
+    segment = f"{pchar}*"
+    segment_nz = f"{pchar}+"
+    segment_nz_nc = f"{chars('@')}+"
+    ip_future = f"[Vv]{_HEX}+\\.[{_UNRESERVED}{_SUB_DELIMS}:]+"
+    host = f"(?:\\[(?:{_IPV6}|{ip_future})\\]|{chars('')}*)"
+    authority = f"(?:{chars(':')}*@)?{host}(?::[0-9]*)?"
+    path_abempty = f"(?:/{segment})*"
+    path_absolute = f"/(?:{segment_nz}(?:/{segment})*)?"
+    path_rootless = f"{segment_nz}(?:/{segment})*"
+    path_noscheme = f"{segment_nz_nc}(?:/{segment})*"
+    query_extra = _IPRIVATE if iri else ""
+    query = f"(?:\\?(?:{pchar}|[/?{query_extra}])*)?"
+    fragment = f"(?:#(?:{pchar}|[/?])*)?"
+    scheme = "[A-Za-z][A-Za-z0-9+\\-.]*"
+    absolute = f"{scheme}:(?://{authority}{path_abempty}|{path_absolute}|{path_rootless})?{query}{fragment}"
+    if reference == "absolute":
+        return absolute
+    relative = f"(?://{authority}{path_abempty}|{path_absolute}|{path_noscheme})?{query}{fragment}"
+    return f"(?:{absolute}|{relative})"
+
+
+def _uri_template() -> str:
+    literal = f"(?:[!#$&-;=?-\\[\\]_a-z~{_UCSCHAR}{_IPRIVATE}]|{_PCT})"
+    varchar = f"(?:[A-Za-z0-9_]|{_PCT})"
+    varname = f"{varchar}(?:\\.?{varchar})*"
+    varspec = f"{varname}(?::[1-9][0-9]{{0,3}}|\\*)?"
+    expression = f"\\{{[+#./;?&]?{varspec}(?:,{varspec})*\\}}"
+    return f"(?:{literal}|{expression})*"
+
+
+_JSON_POINTER = "(?:/(?:[^~/]|~[01])*)*"
+
+_REGEXES: dict[str, str] = {
+    "date": _DATE,
+    "time": _TIME,
+    "date-time": _DATE_TIME,
+    "duration": _duration(),
+    "uuid": f"{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}",
+    "ipv4": _IPV4,
+    "ipv6": _IPV6,
+    "ipvanyaddress": f"(?:{_IPV4}|{_IPV6})",
+    "hostname": _HOSTNAME,
+    "idn-hostname": _HOSTNAME,
+    "email": _mailbox(non_ascii=False),
+    "idn-email": _mailbox(non_ascii=True),
+    "uri": _uri(False, "absolute"),
+    "uri-reference": _uri(False, "reference"),
+    "iri": _uri(True, "absolute"),
+    "iri-reference": _uri(True, "reference"),
+    "uri-template": _uri_template(),
+    "json-pointer": _JSON_POINTER,
+    "relative-json-pointer": f"(?:0|[1-9][0-9]*)(?:#|{_JSON_POINTER})",
+}
+for _version in range(1, 6):
+    _REGEXES[f"uuid{_version}"] = (
+        f"{_HEX}{{8}}-{_HEX}{{4}}-{_version}{_HEX}{{3}}-[89ABab]{_HEX}{{3}}-{_HEX}{{12}}"
+    )
+
+#: Every format name :func:`format_regex` knows.
+FORMAT_NAMES = frozenset(_REGEXES)
+
+
+def format_regex(name: str) -> str | None:
+    """The anchored regex (``^...$``) of the strings in format ``name``; None if unknown."""
+    body = _REGEXES.get(name)
+    return None if body is None else f"^{body}$"

@@ -1,0 +1,220 @@
+"""Type-specific keywords: each builds or narrows the atom of its own JSON type.
+
+One small function per keyword group, dispatched by type from :func:`typed_atoms`. Applicators
+(allOf, anyOf, $ref, not, ...) live in ``_normalize.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from .._errors import SchemaError
+from ._algebra import array_nonempty, num_empty, object_nonempty
+from ._formats import format_regex
+from ._ir import (
+    ANY, IR, NOTHING, TYPE_ATOMS, ArrAtom, Atom, Contains, KeyCond, NumAtom, ObjAtom, StrAtom,
+    to_decimal,
+)
+from ._refs import escape_pointer_token
+from ._strings import StringSpec
+
+if TYPE_CHECKING:
+    from ._normalize import Normalizer
+
+_TYPE_NAMES = tuple(TYPE_ATOMS)
+
+
+def schema_types(schema: dict[str, Any], pointer: str) -> list[str]:
+    """The type names ``type`` allows (integer only when number is not also allowed)."""
+    declared = schema.get("type")
+    if declared is None:
+        return ["null", "boolean", "number", "string", "array", "object"]
+    names = [declared] if isinstance(declared, str) else declared
+    if not isinstance(names, list) or not all(isinstance(n, str) and n in _TYPE_NAMES
+                                              for n in names):
+        raise SchemaError(f"invalid type {declared!r}", pointer=pointer, keyword="type")
+    if "number" in names and "integer" in names:
+        names = [n for n in names if n != "integer"]
+    return list(dict.fromkeys(names))
+
+
+def typed_atoms(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+    atoms: list[Atom] = []
+    for name in schema_types(schema, pointer):
+        atom: Atom | None = TYPE_ATOMS[name]
+        if isinstance(atom, NumAtom):
+            atom = number_atom(schema, atom.integer, pointer)
+        elif isinstance(atom, StrAtom):
+            atom = string_atom(ctx, schema, pointer)
+        elif isinstance(atom, ArrAtom):
+            atom = array_atom(ctx, schema, base, pointer)
+        elif isinstance(atom, ObjAtom):
+            atom = object_atom(ctx, schema, base, pointer)
+        if atom is not None:
+            atoms.append(atom)
+    return tuple(atoms)
+
+
+def _number(schema: dict[str, Any], keyword: str, pointer: str) -> Decimal | None:
+    value = schema.get(keyword)
+    if value is None or isinstance(value, bool):
+        return None
+    if not isinstance(value, (int, float)):
+        raise SchemaError(f"{keyword} must be a number", pointer=pointer, keyword=keyword)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise SchemaError(f"{keyword} must be finite", pointer=pointer, keyword=keyword)
+    return to_decimal(value)
+
+
+def _count(schema: dict[str, Any], keyword: str, pointer: str) -> int | None:
+    value = schema.get(keyword)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or (
+            isinstance(value, float) and not value.is_integer()):
+        raise SchemaError(f"{keyword} must be a non-negative integer", pointer=pointer,
+                          keyword=keyword)
+    return int(value)
+
+
+def number_atom(schema: dict[str, Any], integer: bool, pointer: str) -> NumAtom | None:
+    lower: tuple[Decimal, bool] | None = None
+    upper: tuple[Decimal, bool] | None = None
+    minimum, maximum = _number(schema, "minimum", pointer), _number(schema, "maximum", pointer)
+    # Draft 4 spells exclusiveness as a boolean beside minimum/maximum.
+    if minimum is not None:
+        lower = (minimum, schema.get("exclusiveMinimum") is True)
+    if maximum is not None:
+        upper = (maximum, schema.get("exclusiveMaximum") is True)
+    ex_min = _number(schema, "exclusiveMinimum", pointer)
+    if ex_min is not None and (lower is None or ex_min >= lower[0]):
+        lower = (ex_min, True)
+    ex_max = _number(schema, "exclusiveMaximum", pointer)
+    if ex_max is not None and (upper is None or ex_max <= upper[0]):
+        upper = (ex_max, True)
+    multiple = _number(schema, "multipleOf", pointer)
+    if multiple is not None and multiple <= 0:
+        raise SchemaError("multipleOf must be positive", pointer=pointer, keyword="multipleOf")
+    atom = NumAtom(lower, upper, multiple, integer)
+    return None if num_empty(atom) else atom
+
+
+def string_atom(ctx: Normalizer, schema: dict[str, Any], pointer: str) -> StrAtom | None:
+    min_length = _count(schema, "minLength", pointer) or 0
+    max_length = _count(schema, "maxLength", pointer)
+    patterns: tuple[str, ...] = ()
+    pattern = schema.get("pattern")
+    if pattern is not None:
+        if not isinstance(pattern, str):
+            raise SchemaError("pattern must be a string", pointer=pointer, keyword="pattern")
+        ctx.check_pattern(pattern, pointer, "pattern")
+        patterns = (pattern,)
+    formats: tuple[str, ...] = ()
+    fmt = schema.get("format")
+    if isinstance(fmt, str):
+        if format_regex(fmt) is not None:
+            formats = (fmt,)
+        else:
+            ctx.unsupported(pointer, "format", f"unknown format {fmt!r}")
+    if max_length is not None and min_length > max_length:
+        return None
+    return StrAtom(StringSpec(patterns=patterns, min_length=min_length, max_length=max_length,
+                              formats=formats))
+
+
+def array_atom(ctx: Normalizer, schema: dict[str, Any], base: str,
+               pointer: str) -> ArrAtom | None:
+    items = schema.get("items")
+    prefix_schemas = schema.get("prefixItems")
+    rest_pointer = f"{pointer}/items"
+    if isinstance(items, list):  # draft 4 tuple form
+        prefix_schemas, items, rest_pointer = items, schema.get("additionalItems"), \
+            f"{pointer}/additionalItems"
+        prefix_pointer = f"{pointer}/items"
+    else:
+        prefix_pointer = f"{pointer}/prefixItems"
+    prefix: tuple[IR, ...] = ()
+    if isinstance(prefix_schemas, list):
+        prefix = tuple(ctx.schema(s, base, f"{prefix_pointer}/{i}")
+                       for i, s in enumerate(prefix_schemas))
+    rest = None if items is None else ctx.schema(items, base, rest_pointer)
+    contains: tuple[Contains, ...] = ()
+    if "contains" in schema:
+        ir = ctx.schema(schema["contains"], base, f"{pointer}/contains")
+        low = _count(schema, "minContains", pointer)
+        high = _count(schema, "maxContains", pointer)
+        low = 1 if low is None else low
+        if low > 0 or high is not None:
+            contains = (Contains(ir, low, high),)
+    unique = schema.get("uniqueItems") is True
+    atom = ArrAtom(prefix, None if rest == ANY else rest,
+                   _count(schema, "minItems", pointer) or 0, _count(schema, "maxItems", pointer),
+                   contains, unique)
+    return array_nonempty(atom)
+
+
+def object_atom(ctx: Normalizer, schema: dict[str, Any], base: str,
+                pointer: str) -> ObjAtom | None:
+    properties = schema.get("properties") or {}
+    pattern_schemas = schema.get("patternProperties") or {}
+    if not isinstance(properties, dict) or not isinstance(pattern_schemas, dict):
+        raise SchemaError("properties and patternProperties must be objects", pointer=pointer)
+    patterns: list[tuple[str, IR]] = []
+    for pattern, sub in pattern_schemas.items():
+        ctx.check_pattern(pattern, pointer, "patternProperties")
+        sub_pointer = f"{pointer}/patternProperties/{escape_pointer_token(pattern)}"
+        patterns.append((pattern, ctx.schema(sub, base, sub_pointer)))
+    props: list[tuple[str, IR]] = []
+    for key, sub in properties.items():
+        ir = ctx.schema(sub, base, f"{pointer}/properties/{escape_pointer_token(key)}")
+        for pattern, pattern_ir in patterns:
+            if ctx.pattern_matches(pattern, key):
+                ir = ctx.algebra.intersect(ir, pattern_ir, nested=True)
+        props.append((key, ir))
+    extras = [(KeyCond(match=p), ir) for p, ir in patterns if ir != ANY]
+    additional = schema.get("additionalProperties")
+    if additional is None and ctx.options.additional_properties is False:
+        additional = False
+    if additional is not None:
+        add_ir = ctx.schema(additional, base, f"{pointer}/additionalProperties")
+        if add_ir != ANY:
+            extras.append((KeyCond(nomatch=tuple(p for p, _ in patterns)), add_ir))
+    required = schema.get("required") or []
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        raise SchemaError("required must be a list of strings", pointer=pointer,
+                          keyword="required")
+    names = None
+    if "propertyNames" in schema:
+        names = ctx.schema(schema["propertyNames"], base, f"{pointer}/propertyNames")
+        if names == ANY:
+            names = None
+    atom = ObjAtom(tuple(props), frozenset(required), tuple(extras), names,
+                   _count(schema, "minProperties", pointer) or 0,
+                   _count(schema, "maxProperties", pointer))
+    return object_nonempty(atom)
+
+
+def dependent_required(deps: dict[str, Any], pointer: str, keyword: str) -> list[IR]:
+    """Each ``{a: [b, c]}``: non-objects, objects without a, or objects with a, b and c."""
+    parts: list[IR] = []
+    others = tuple(a for a in ANY if not isinstance(a, ObjAtom))
+    for key, needed in deps.items():
+        if not isinstance(needed, list) or not all(isinstance(n, str) for n in needed):
+            raise SchemaError("dependencies must list property names", pointer=pointer,
+                              keyword=keyword)
+        if not needed:
+            continue
+        parts.append(others + (ObjAtom(props=((key, NOTHING),)),
+                               ObjAtom(required=frozenset({key, *needed}))))
+    return parts
+
+
+def without_key(key: str) -> IR:
+    others = tuple(a for a in ANY if not isinstance(a, ObjAtom))
+    return others + (ObjAtom(props=((key, NOTHING),)),)
+
+
+def with_key(key: str) -> IR:
+    return (ObjAtom(required=frozenset({key})),)

@@ -1,0 +1,342 @@
+"""Typed generation on the real default model and llama.cpp's real grammar sampler.
+
+The model is loaded once per session. Every assertion is about what the model produced under
+the grammar, greedily (deterministic on one machine), so the prompts are plain and easy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import Enum
+from typing import Literal, Union
+
+import pytest
+from pydantic import BaseModel, Field, field_validator
+from typing_extensions import TypedDict
+
+import structgen._generate as sg
+from structgen._errors import (
+    IncompleteOutputError,
+    ModelNotFoundError,
+    OutputValidationError,
+    RefusalError,
+)
+
+pytestmark = pytest.mark.model
+
+
+class Address(BaseModel):
+    city: str
+    country: str
+
+
+class Person(BaseModel):
+    """A person mentioned in the text."""
+
+    name: str = Field(description="the person's full name")
+    age: int
+    address: Address
+
+
+class Color(str, Enum):
+    red = "red"
+    green = "green"
+    blue = "blue"
+
+
+@dataclass
+class Book:
+    title: str
+    year: int
+
+
+class Pet(TypedDict):
+    name: str
+    species: str
+
+
+class Cat(BaseModel):
+    kind: Literal["cat"]
+    indoor: bool
+
+
+class Dog(BaseModel):
+    kind: Literal["dog"]
+    breed: str
+
+
+JOHN = "John Smith is 42 years old and lives in Boston, USA."
+
+
+@pytest.fixture(scope="session")
+def llm() -> Iterator[sg.LLM]:
+    model = sg.LLM(n_ctx=2048, max_tokens=200)
+    yield model
+    model.close()
+
+
+# -- every output-type kind -------------------------------------------------------------------
+
+
+def test_nested_model(llm: sg.LLM) -> None:
+    result = llm.run(Person, f"Extract the person. {JOHN}")
+    person = result.value
+    assert isinstance(person, Person) and isinstance(person.address, Address)
+    assert person.name == "John Smith" and person.age == 42
+    assert person.address.city == "Boston"
+    assert json.loads(result.text) == person.model_dump()
+    usage = result.usage
+    assert usage.attempts == 1 and usage.sampled_tokens > 0
+    assert usage.forced_tokens > 0, "keys and punctuation should be fast-forwarded"
+    assert 0 < usage.grammar_seconds < usage.model_seconds <= usage.total_seconds
+    assert llm.last_usage == usage
+
+
+def test_list_of_models(llm: sg.LLM) -> None:
+    cities = llm.generate(list[Address], "List the cities: Paris in France, Rome in Italy, Berlin in Germany.")
+    assert [c.city for c in cities] == ["Paris", "Rome", "Berlin"]
+    assert all(isinstance(c, Address) for c in cities)
+
+
+def test_literal_chosen_by_whole_likelihood(llm: sg.LLM) -> None:
+    tools = Literal["get_weather", "get_time", "send_email", "set_alarm"]
+    asks = {
+        "What time is it in Tokyo right now?": "get_time",
+        "Will it rain in Paris tomorrow?": "get_weather",
+        "Write to my boss that I am late.": "send_email",
+        "Wake me up at 7 am.": "set_alarm",
+    }
+    for question, expected in asks.items():
+        assert llm.generate(tools, f"Pick the function to call for: {question}") == expected
+
+
+def test_enum(llm: sg.LLM) -> None:
+    color = llm.generate(Color, "What color is the sky on a clear day?")
+    assert color is Color.blue
+
+
+def test_int(llm: sg.LLM) -> None:
+    value = llm.generate(int, "What is 2 + 3? Answer with the number.")
+    assert isinstance(value, int) and value == 5
+
+
+def test_dataclass(llm: sg.LLM) -> None:
+    book = llm.generate(Book, "The novel 1984 by George Orwell was published in 1949.")
+    assert isinstance(book, Book) and book.year == 1949
+
+
+def test_typed_dict(llm: sg.LLM) -> None:
+    pet = llm.generate(Pet, "My dog is called Rex.")
+    assert isinstance(pet, dict) and set(pet) == {"name", "species"}
+    assert pet["name"] == "Rex"
+
+
+def test_union(llm: sg.LLM) -> None:
+    animal = llm.generate(Union[Cat, Dog], "Rex is a dog, a golden retriever.")
+    assert isinstance(animal, Dog) and animal.kind == "dog"
+
+
+# -- failure modes ----------------------------------------------------------------------------
+
+
+@sg.structured(refusal=True)
+class BirthDate(BaseModel):
+    year: int
+    month: int
+    day: int
+
+
+def test_refusal(llm: sg.LLM) -> None:
+    prompt = "What is the birth date of the person in this text? Text: 'The weather is nice.'"
+    with pytest.raises(RefusalError) as caught:
+        llm.generate(BirthDate, prompt)
+    assert caught.value.reason
+    assert caught.value.text.startswith('{"refusal": ')
+    refusal = llm.generate(BirthDate, prompt, on_refusal="return")
+    assert isinstance(refusal, sg.Refusal) and refusal.reason == caught.value.reason
+
+
+def test_truncation(llm: sg.LLM) -> None:
+    full = llm.run(Person, f"Extract the person. {JOHN}").text
+    with pytest.raises(IncompleteOutputError) as caught:
+        llm.generate(Person, f"Extract the person. {JOHN}", max_tokens=4)
+    text = caught.value.text
+    assert text and full.startswith(text) and len(text) < len(full)
+    assert caught.value.usage.completion_tokens == 4
+
+
+class Shouting(BaseModel):
+    word: str
+
+    @field_validator("word")
+    @classmethod
+    def must_be_upper(cls, value: str) -> str:
+        if value != value.upper() or not value.isalpha():
+            raise ValueError("the word must be in capital letters A-Z only")
+        return value
+
+
+def test_retries_then_validation_error(llm: sg.LLM) -> None:
+    with pytest.raises(OutputValidationError) as caught:
+        llm.generate(Shouting, "Say hello.", max_retries=1, max_tokens=12)
+    error = caught.value
+    assert len(error.attempts) == 2
+    for text, errors in error.attempts:
+        assert text.startswith('{"word": ')
+        assert "capital letters" in errors[0]["msg"]
+    assert error.usage.attempts == 2
+    assert error.usage.prompt_tokens > 0
+
+
+_counted_calls: list[int] = []
+
+
+class Counted(BaseModel):
+    """Its validator rejects the first value it ever sees (a real field validator)."""
+
+    number: int
+
+    @field_validator("number")
+    @classmethod
+    def reject_first(cls, value: int) -> int:
+        _counted_calls.append(value)
+        if len(_counted_calls) == 1:
+            raise ValueError("try once more")
+        return value
+
+
+def test_retry_succeeds(llm: sg.LLM) -> None:
+    _counted_calls.clear()
+    result = llm.run(Counted, "How many legs does a cat have?", max_retries=2)
+    assert len(_counted_calls) == 2
+    assert result.usage.attempts == 2 and result.value.number == _counted_calls[-1]
+
+
+def test_missing_model_names_the_path(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    missing = tmp_path / "nope.gguf"
+    with pytest.raises(ModelNotFoundError) as caught:
+        sg.LLM(missing)
+    assert str(missing) in str(caught.value) and caught.value.path == str(missing)
+
+
+def test_bad_decorator_option_fails_at_decoration() -> None:
+    with pytest.raises((ValueError, TypeError)):
+
+        @sg.structured(whitespace="roomy")
+        class Bad(BaseModel):
+            x: int
+
+    with pytest.raises(TypeError):
+
+        @sg.structured(colour=True)
+        class Worse(BaseModel):
+            x: int
+
+
+def test_grammar_cached_on_class() -> None:
+    from structgen._generate._output import spec_for
+
+    assert spec_for(BirthDate) is BirthDate.__dict__["__structgen_output__"]
+    assert spec_for(Person) is spec_for(Person)
+    assert "refusal" in spec_for(BirthDate).grammar.gbnf
+
+
+# -- streaming, async, threads, determinism -----------------------------------------------------
+
+
+def test_stream(llm: sg.LLM) -> None:
+    items = list(llm.stream(Person, f"Extract the person. {JOHN}"))
+    final = items[-1]
+    assert isinstance(final, Person) and final == llm.generate(Person, f"Extract the person. {JOHN}")
+    partials = items[:-1]
+    assert [sorted(p.model_fields_set) for p in partials[:3]] == [
+        ["name"],
+        ["age", "name"],
+        ["address", "age", "name"],
+    ]
+    assert partials[0].name == "John Smith"
+
+
+def test_stream_list(llm: sg.LLM) -> None:
+    items = list(llm.stream(list[Address], "List the cities: Paris in France, Rome in Italy."))
+    assert [len(i) for i in items[:-1]] == [1, 2]
+    assert items[-1] == items[-2]
+
+
+async def test_async(llm: sg.LLM) -> None:
+    person, book = await asyncio.gather(
+        llm.agenerate(Person, f"Extract the person. {JOHN}"),
+        llm.agenerate(Book, "The novel 1984 by George Orwell was published in 1949."),
+    )
+    assert person.name == "John Smith" and book.year == 1949
+    seen = [p async for p in llm.astream(Person, f"Extract the person. {JOHN}")]
+    assert seen[-1] == person and len(seen) >= 2
+
+
+def test_threads_share_one_llm(llm: sg.LLM) -> None:
+    prompts = [f"Extract the person. {JOHN}", "Extract the person. Mary Jones, 31, lives in Paris, France."]
+    expected = [llm.generate(Person, p) for p in prompts]
+    results: dict[int, Person] = {}
+    errors: list[BaseException] = []
+
+    def work(i: int) -> None:
+        try:
+            results[i] = llm.generate(Person, prompts[i % 2])
+        except BaseException as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert [results[i] for i in range(4)] == expected * 2
+
+
+def test_determinism_and_prefix_cache(llm: sg.LLM) -> None:
+    first = llm.run(Person, f"Extract the person. {JOHN}")
+    second = llm.run(Person, f"Extract the person. {JOHN}")
+    assert first.text == second.text
+    assert second.usage.cached_prompt_tokens == second.usage.prompt_tokens - 1
+    sampled = [
+        llm.run(Address, "Name a city and its country.", temperature=0.9, seed=seed).text
+        for seed in (7, 7)
+    ]
+    assert sampled[0] == sampled[1]
+
+
+def test_from_llama_keeps_llama_usable(llm: sg.LLM) -> None:
+    backend = llm.backend
+    assert isinstance(backend, sg.LlamaCppBackend)
+    llama = backend.llama
+    out = llama.create_completion("The capital of France is", max_tokens=3, temperature=0.0)
+    assert out["choices"][0]["text"]
+    wrapped = sg.LLM.from_llama(llama)
+    assert wrapped.generate(Color, "What color is grass?") is Color.green
+    assert llm.generate(Person, f"Extract the person. {JOHN}").name == "John Smith"
+
+
+def test_custom_backend_through_the_seam(llm: sg.LLM) -> None:
+    """Any object with ``complete`` works; here one that records requests and delegates."""
+    seen: list[sg.CompletionRequest] = []
+    inner = llm.backend
+
+    class Recording:
+        def complete(self, request: sg.CompletionRequest):  # type: ignore[no-untyped-def]
+            seen.append(request)
+            return inner.complete(request)
+
+    other = sg.LLM.from_backend(Recording())
+    assert other.generate(Color, "What color is a ripe tomato?") is Color.red
+    assert seen and seen[0].messages[0].role == "system" and "red" in seen[0].messages[0].content
+
+
+def test_llama_logs_silenced(capfd: pytest.CaptureFixture[str]) -> None:
+    model = sg.LLM(n_ctx=256)
+    model.close()
+    assert capfd.readouterr().err == ""

@@ -1,0 +1,83 @@
+"""Type checkers infer the generated type: ``llm.generate(Model, ...)`` is a ``Model``.
+
+Runs mypy on a small program with ``reveal_type`` and compares what mypy reveals.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+from mypy import api
+
+PROGRAM = '''
+from enum import Enum
+from typing import Literal, Union
+from pydantic import BaseModel
+from typing_extensions import TypedDict
+from structgen._generate import LLM
+
+class Address(BaseModel):
+    city: str
+
+class Color(Enum):
+    red = "red"
+
+class Pet(TypedDict):
+    name: str
+
+async def check(llm: LLM) -> None:
+    reveal_type(llm.generate(Address, "x"))
+    reveal_type(llm.generate(list[Address], "x"))
+    reveal_type(llm.generate(Literal["a", "b"], "x"))
+    reveal_type(llm.generate(Color, "x"))
+    reveal_type(llm.generate(int, "x"))
+    reveal_type(llm.generate(Pet, "x"))
+    reveal_type(llm.generate(Union[Address, Color], "x"))
+    reveal_type(llm.generate(Address, "x", on_refusal="return"))
+    reveal_type(llm.run(Address, "x").value)
+    reveal_type(await llm.agenerate(Address, "x"))
+    for partial in llm.stream(Address, "x"):
+        reveal_type(partial)
+    async for item in llm.astream(list[Address], "x"):
+        reveal_type(item)
+'''
+
+EXPECTED = [
+    "m.Address",
+    "list[m.Address]",
+    "Literal['a'] | Literal['b']",
+    "m.Color",
+    "int",
+    "TypedDict(m.Pet, {'name': str})",
+    "m.Address | m.Color",
+    "m.Address | structgen._generate._output.Refusal",
+    "m.Address",
+    "m.Address",
+    "m.Address",
+    "list[m.Address]",
+]
+
+
+def test_generate_reveals_the_output_type(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    program = tmp_path / "m.py"
+    program.write_text(textwrap.dedent(PROGRAM))
+    # Check against this repository's structgen, however it is installed.
+    monkeypatch.setenv("MYPYPATH", str(Path(__file__).resolve().parents[1]))
+    stdout, stderr, _status = api.run(
+        [
+            "--strict",
+            "--follow-imports=silent",
+            "--no-incremental",
+            "--cache-dir=/dev/null",
+            "--python-version=3.11",
+            str(program),
+        ]
+    )
+    assert not stderr, stderr
+    revealed = re.findall(r'Revealed type is "(.*)"', stdout)
+    assert revealed == EXPECTED, stdout
+    errors = [line for line in stdout.splitlines() if ": error:" in line]
+    assert not errors, "\n".join(errors)

@@ -1,0 +1,66 @@
+"""The public surface is small and deliberate: this test pins it."""
+
+from __future__ import annotations
+
+import structgen
+
+PUBLIC = [
+    "ARITHMETIC_GBNF",
+    "Backend",
+    "BackendError",
+    "CHESS_GBNF",
+    "C_GBNF",
+    "Completion",
+    "CompletionRequest",
+    "ENGLISH_GBNF",
+    "GenerationError",
+    "Grammar",
+    "GrammarError",
+    "GrammarOptions",
+    "IncompleteOutputError",
+    "JAPANESE_GBNF",
+    "JSON_ARR_GBNF",
+    "JSON_GBNF",
+    "LIST_GBNF",
+    "LLM",
+    "LlamaCppBackend",
+    "Message",
+    "ModelNotFoundError",
+    "OutputValidationError",
+    "Refusal",
+    "RefusalError",
+    "Result",
+    "SamplingSettings",
+    "SchemaError",
+    "StructgenError",
+    "TextDelta",
+    "UnsupportedSchemaError",
+    "Usage",
+    "default_model_path",
+    "json_schema_to_gbnf",
+    "structured",
+]
+
+
+def test_all_is_pinned_and_sorted() -> None:
+    assert structgen.__all__ == PUBLIC
+    assert structgen.__all__ == sorted(structgen.__all__)
+
+
+def test_every_public_name_exists() -> None:
+    for name in structgen.__all__:
+        assert getattr(structgen, name) is not None
+
+
+def test_one_error_hierarchy() -> None:
+    errors = [getattr(structgen, n) for n in PUBLIC if n.endswith("Error")]
+    assert all(issubclass(e, structgen.StructgenError) for e in errors)
+    assert issubclass(structgen.UnsupportedSchemaError, structgen.SchemaError)
+    for e in ("IncompleteOutputError", "RefusalError", "OutputValidationError"):
+        assert issubclass(getattr(structgen, e), structgen.GenerationError)
+
+
+def test_py_typed_marker_ships() -> None:
+    from pathlib import Path
+
+    assert (Path(structgen.__file__).parent / "py.typed").is_file()

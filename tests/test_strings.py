@@ -1,0 +1,239 @@
+"""String languages: GBNF judged natively by llama.cpp, and string_matches agreeing with it."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from structgen._errors import SchemaError, UnsupportedSchemaError
+from structgen._schema._automata import complement, finite_dfa, intersect, length_dfa
+from structgen._schema._rules import RuleSet
+from structgen._schema._strings import StringSpec, json_string_rule, repeat_expr, string_matches
+from structgen.testing import accepts
+
+
+def grammar(spec: StringSpec, **options: bool) -> str | None:
+    rules = RuleSet()
+    name = json_string_rule(rules, spec, hint="str", pointer="#/s", **options)
+    if name is None:
+        return None
+    rules.add_named("root", name)
+    return rules.to_gbnf()
+
+
+def json_spellings(value: str) -> list[str]:
+    """json.dumps' spelling, the raw UTF-8 one, and every character as \\uXXXX in both cases."""
+    units = value.encode("utf-16-be")
+    codes = [int.from_bytes(units[i : i + 2], "big") for i in range(0, len(units), 2)]
+    upper = '"' + "".join(f"\\u{c:04X}" for c in codes) + '"'
+    lower = '"' + "".join(f"\\u{c:04x}" for c in codes) + '"'
+    return list(dict.fromkeys([json.dumps(value), json.dumps(value, ensure_ascii=False), upper, lower]))
+
+
+def check(spec: StringSpec, good: list[str], bad: list[str], *, dotall: bool = False) -> None:
+    text = grammar(spec, dotall=dotall)
+    assert text is not None
+    for value in good:
+        assert string_matches(spec, value, dotall=dotall), value
+        for spelling in json_spellings(value):
+            assert accepts(text, spelling), (spec, spelling, text)
+    for value in bad:
+        assert not string_matches(spec, value, dotall=dotall), value
+        for spelling in json_spellings(value):
+            assert not accepts(text, spelling), (spec, spelling, text)
+
+
+TABLE = [
+    (StringSpec(), ["", "a", 'say "hi"\n', "tab\there", "\x00\x1f\x7f", "é中😀", "a\\b/c"], []),
+    (StringSpec(min_length=2, max_length=3), ["ab", "abc", "😀😀", "é\n"], ["", "a", "abcd", "😀", "😀😀😀😀"]),
+    (StringSpec(max_length=0), [""], ["a"]),
+    (StringSpec(min_length=1), ["x", "😀"], [""]),
+    (StringSpec(patterns=("^[a-z]+$",)), ["abc", "j"], ["", "abC", "ab1", "é"]),
+    (StringSpec(patterns=("ab",)), ["ab", "xxaby", "\nab\n"], ["a b", "ba", ""]),
+    (StringSpec(patterns=("^ab",)), ["ab", "abz"], ["xab"]),
+    (StringSpec(patterns=("ab$",)), ["ab", "zab"], ["abz", "ab\n"]),
+    (StringSpec(patterns=("^a|b$",)), ["a", "axx", "xxb"], ["xa", "bx"]),
+    (StringSpec(patterns=("^(a|b$)c?",)), ["a", "ac", "b"], ["bc", "c"]),
+    (StringSpec(patterns=("",)), ["", "anything"], []),
+    (StringSpec(patterns=(r"^\d{3}-\d{4}$",)), ["555-1234"], ["5551234", "555-12345", "٣٣٣-1234"]),
+    (StringSpec(patterns=(r"^\p{L}+$",)), ["héllo", "Ωmega", "中文"], ["ab1", "", "a b"]),
+    (StringSpec(patterns=(r"^[^\x00-\x7F]*$",)), ["", "é😀"], ["a"]),
+    (StringSpec(patterns=(r'^["\\/]+$',)), ['"', "\\", '/"\\'], ["a"]),
+    (StringSpec(patterns=(r"^\s*$",)), ["", " \t\n\u00a0\u2028"], ["a"]),
+    (StringSpec(patterns=(r"^.$",)), ["a", "😀"], ["\n", "\r", "\u2028", "ab"]),
+    (StringSpec(patterns=("^(?:ab|cd){2,3}$",)), ["abcd", "cdcdab"], ["ab", "abcdabcd", "abc"]),
+    (StringSpec(patterns=("^a", "b$")), ["ab", "axb"], ["ba", "a", "b"]),
+    (StringSpec(patterns=("^[a-z]*$",), min_length=2, max_length=3), ["ab", "xyz"], ["a", "abcd", "AB"]),
+    (StringSpec(patterns=("^[a-z]*x[a-z]*$",), max_length=3), ["x", "axb"], ["abxd", "ab"]),
+    (StringSpec(patterns=("x",), min_length=3), ["abx", "xxx"], ["x", "ab", "abc"]),
+    (StringSpec(patterns=("^a+$",), max_length=2), ["a", "aa"], ["aaa", ""]),
+    (StringSpec(not_patterns=("^x",)), ["", "ax"], ["x", "xyz"]),
+    (StringSpec(patterns=("^[a-z]+$",), not_patterns=("q",)), ["abc"], ["aqb", "q"]),
+    (StringSpec(exclude=frozenset({"a", "name", ""})), ["b", "aa", "names", "nam", "Name"], ["a", "name", ""]),
+    (StringSpec(exclude=frozenset({"é😀"})), ["é", "😀é"], ["é😀"]),
+    (StringSpec(only=frozenset({"red", "green", "ré"})), ["red", "green", "ré"], ["blue", "re", "", "redd"]),
+    (StringSpec(only=frozenset({"abc", "x", "toolong"}), max_length=3, exclude=frozenset({"x"})), ["abc"],
+     ["x", "toolong"]),
+    (StringSpec(only=frozenset({"ab", "b"}), patterns=("a",)), ["ab"], ["b"]),
+]
+
+
+@pytest.mark.parametrize(("spec", "good", "bad"), TABLE, ids=[repr(t[0])[11:60] for t in TABLE])
+def test_string_table(spec: StringSpec, good: list[str], bad: list[str]) -> None:
+    check(spec, good, bad)
+
+
+def test_dotall_dot() -> None:
+    check(StringSpec(patterns=("^a.b$",)), ["axb"], ["a\nb"])
+    check(StringSpec(patterns=("^a.b$",)), ["axb", "a\nb", "a\u2029b"], ["ab"], dotall=True)
+
+
+def test_exclusion_covers_every_spelling() -> None:
+    text = grammar(StringSpec(exclude=frozenset({"a", "name", "/"})))
+    assert text is not None
+    for spelling in ['"a"', '"\\u0061"', '"n\\u0061me"', '"\\u006E\\u0061\\u006d\\u0065"', '"/"', '"\\/"',
+                     '"\\u002F"']:
+        assert not accepts(text, spelling), spelling
+    for spelling in ['"b"', '"\\u0062"', '"\\u0061\\u0061"', '"n\\u0061mes"']:
+        assert accepts(text, spelling), spelling
+
+
+def test_json_syntax_is_enforced() -> None:
+    text = grammar(StringSpec())
+    assert text is not None
+    for bad in ['"\x01"', '"\n"', '"a', 'a"', '"\\x41"', '"\\ud800"', '"\\udc00\\ud800"', '"\\u12"', '"""']:
+        assert not accepts(text, bad), bad
+
+
+def test_empty_languages_give_none() -> None:
+    assert grammar(StringSpec(min_length=3, max_length=2)) is None
+    assert grammar(StringSpec(patterns=("^a$", "^b$"))) is None
+    assert grammar(StringSpec(patterns=("^ab$",), max_length=1)) is None
+    assert grammar(StringSpec(patterns=("^a{3}$",), max_length=2)) is None
+    assert grammar(StringSpec(only=frozenset({"a"}), exclude=frozenset({"a"}))) is None
+    assert grammar(StringSpec(patterns=("^[]$",))) is None
+
+
+def test_raw_mode() -> None:
+    spec = StringSpec(patterns=("^[a-c]+x$",))
+    text = grammar(spec, raw=True)
+    assert text is not None
+    assert accepts(text, "abx") and not accepts(text, '"abx"') and not accepts(text, "x")
+    plain = grammar(StringSpec(max_length=2), raw=True)
+    assert plain is not None and accepts(plain, "\n\"") and not accepts(plain, "abc")
+    searched = grammar(StringSpec(patterns=("b",), exclude=frozenset({"b"})), raw=True)
+    assert searched is not None and accepts(searched, "abc") and not accepts(searched, "b")
+
+
+def test_same_spec_same_rule_and_shared_char_rules() -> None:
+    rules = RuleSet()
+    spec = StringSpec(patterns=("^[a-z]+@[a-z]+$",), max_length=20)
+    first = json_string_rule(rules, spec, hint="email", pointer="#")
+    assert first == json_string_rule(rules, spec, hint="other", pointer="#")
+    plain = json_string_rule(rules, StringSpec(), hint="s", pointer="#")
+    assert plain == json_string_rule(rules, StringSpec(), hint="t", pointer="#")
+
+
+def test_large_counts_are_nested() -> None:
+    expr = repeat_expr("c", 0, 2500)
+    assert "{2500}" not in expr and "1000" in expr
+    spec = StringSpec(min_length=1, max_length=2500)
+    text = grammar(spec)
+    assert text is not None
+    assert accepts(text, json.dumps("a" * 2500)) and accepts(text, json.dumps("b" * 1999))
+    assert accepts(text, json.dumps("b" * 1000)) and accepts(text, json.dumps("b"))
+    assert not accepts(text, json.dumps("a" * 2501)) and not accepts(text, '""')
+    exact = grammar(StringSpec(min_length=2001, max_length=2001))
+    assert exact is not None and accepts(exact, json.dumps("z" * 2001))
+    assert not accepts(exact, json.dumps("z" * 2000))
+
+
+@pytest.mark.parametrize(
+    ("spec", "keyword"),
+    [
+        (StringSpec(patterns=(r"(a)\1",)), "pattern"),
+        (StringSpec(patterns=("a(?=b)",)), "pattern"),
+        (StringSpec(patterns=("a*?",)), "pattern"),
+        (StringSpec(patterns=(r"\bx",)), "pattern"),
+        (StringSpec(not_patterns=("(?<!a)b",)), "pattern"),
+        (StringSpec(formats=("no-such-format",)), "format"),
+        (StringSpec(patterns=("(a|b)*a(a|b){16}",)), "pattern"),
+        (StringSpec(patterns=("[a-z]*x[a-z]*y[a-z]*",), min_length=1, max_length=100000), "maxLength"),
+    ],
+)
+def test_unsupported_errors_name_keyword_and_pointer(spec: StringSpec, keyword: str) -> None:
+    with pytest.raises(UnsupportedSchemaError) as info:
+        json_string_rule(RuleSet(), spec, hint="s", pointer="#/properties/code")
+    assert info.value.keyword == keyword
+    assert info.value.pointer == "#/properties/code"
+
+
+def test_malformed_pattern_is_a_schema_error() -> None:
+    with pytest.raises(SchemaError) as info:
+        json_string_rule(RuleSet(), StringSpec(patterns=("(ab",)), hint="s", pointer="#/x")
+    assert not isinstance(info.value, UnsupportedSchemaError)
+    assert (info.value.keyword, info.value.pointer) == ("pattern", "#/x")
+
+
+def test_automata_operations() -> None:
+    words = finite_dfa(["ab", "abc", "b"])
+    assert [words.matches(w) for w in ("ab", "abc", "b", "a", "")] == [True, True, True, False, False]
+    others = complement(words)
+    assert others.matches("a") and not others.matches("ab")
+    short = intersect(others, length_dfa(1, 2))
+    assert short.matches("a") and short.matches("zz") and not short.matches("ab") and not short.matches("")
+    assert short.length_bounds() == (1, 2)
+
+
+# --- properties -------------------------------------------------------------------------------
+
+# Regex fragments on which ECMA-262 and Python's re agree (ASCII, no $ before a newline issue:
+# we translate $ to \Z for Python).
+ATOMS = st.sampled_from(["a", "b", "c", "[ab]", "[^a]", ".", r"\d", r"\w", r"\s", "[a-c]", r"\.", "(?:ab|c)"])
+
+
+@st.composite
+def small_regexes(draw: st.DrawFn) -> str:
+    parts = []
+    for _ in range(draw(st.integers(1, 4))):
+        atom = draw(ATOMS)
+        quant = draw(st.sampled_from(["", "", "*", "+", "?", "{2}", "{1,2}", "{0,3}"]))
+        parts.append(atom + quant)
+    body = "".join(parts)
+    if draw(st.booleans()):
+        body = body + "|" + draw(ATOMS)
+    prefix = draw(st.sampled_from(["", "^"]))
+    suffix = draw(st.sampled_from(["", "$"]))
+    return prefix + "(?:" + body + ")" + suffix
+
+
+TEXTS = st.text(alphabet=st.sampled_from("abc1. \n_é"), max_size=6)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_regexes(), TEXTS)
+def test_string_matches_agrees_with_python_re(pattern: str, value: str) -> None:
+    python = pattern.replace("$", r"\Z")
+    expected = re.search(python, value, flags=re.ASCII) is not None
+    assert string_matches(StringSpec(patterns=(pattern,)), value) == expected
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_regexes(), st.lists(TEXTS, min_size=1, max_size=4), st.integers(0, 3), st.integers(0, 4))
+def test_grammar_agrees_with_string_matches(pattern: str, values: list[str], low: int, extra: int) -> None:
+    for spec in (
+        StringSpec(patterns=(pattern,)),
+        StringSpec(patterns=(pattern,), min_length=low, max_length=low + extra),
+        StringSpec(not_patterns=(pattern,), exclude=frozenset(values[:1])),
+    ):
+        text = grammar(spec)
+        for value in values:
+            verdict = string_matches(spec, value)
+            if text is None:
+                assert not verdict
+                continue
+            assert accepts(text, json.dumps(value)) == verdict, (spec, value, text)
