@@ -81,10 +81,10 @@ class Judge:
         self.proc.join(timeout=5)
 
 
-def structgen_converter(remotes: dict[str, Any]) -> Callable[[Any], str]:
+def structgen_converter(remotes: dict[str, Any], key_order: str) -> Callable[[Any], str]:
     from structgen._schema import json_schema_to_gbnf
 
-    return lambda schema: json_schema_to_gbnf(schema, refs=remotes)
+    return lambda schema: json_schema_to_gbnf(schema, refs=remotes, key_order=key_order)
 
 
 def llama_cpp_converter() -> Callable[[Any], str]:
@@ -180,13 +180,16 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser.add_argument("--corpus", default="all",
                         choices=["jsts", "jsts-optional", "maskbench", "all"])
     parser.add_argument("--every", type=int, default=1, help="MaskBench: keep every N-th schema")
+    parser.add_argument("--key-order", default="declared",
+                        choices=["declared", "required-first", "any"],
+                        help="structgen's key order (default: declared, what Pydantic writes)")
     parser.add_argument("--only", choices=["structgen", "llama-cpp-python"], default=None)
     parser.add_argument("--failures", type=Path, default=None,
                         help="write structgen's non-passing cases as JSON lines here")
     args = parser.parse_args(list(argv) if argv is not None else None)
     remotes = jsts_remotes()
     factories = {
-        "structgen": lambda: structgen_converter(remotes),
+        "structgen": lambda: structgen_converter(remotes, args.key_order),
         "llama-cpp-python": llama_cpp_converter,
     }
     converters = {n: f() for n, f in factories.items() if args.only in (None, n)}

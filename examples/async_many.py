@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from enum import Enum
 
-from structgen._generate import LLM
+from structgen import LLM
 
 
 class Sentiment(str, Enum):

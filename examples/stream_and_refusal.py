@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from structgen._generate import LLM, Refusal, structured
+from structgen import LLM, Refusal, structured
 
 
 class City(BaseModel):

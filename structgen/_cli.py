@@ -12,7 +12,9 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
+
+from ._schema._options import KeyOrder
 
 __all__ = ["main", "build_parser", "load_target"]
 
@@ -104,6 +106,8 @@ def _grammar_options(args: argparse.Namespace) -> dict[str, Any]:
     }
     if args.close_objects is not None:
         options["additional_properties"] = False if args.close_objects else None
+    if args.integer_zero_fraction is not None:
+        options["integer_zero_fraction"] = args.integer_zero_fraction
     return options
 
 
@@ -201,6 +205,24 @@ def cmd_format(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_sample(args: argparse.Namespace) -> int:
+    import random
+
+    from ._errors import GrammarError
+    from ._gbnf._samples import Sampler
+
+    _, tree = _parse_grammar_file(args.grammar)
+    try:
+        sampler = Sampler(tree, args.root)
+        texts = [sampler.derive(random.Random(args.seed + i), args.max_depth)
+                 for i in range(args.count)]
+    except GrammarError as e:
+        raise CliError(_located(args.grammar, e)) from e
+    for text in texts:
+        print(json.dumps(text, ensure_ascii=False) if args.quote else text)
+    return EXIT_OK
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
     from ._generate import LLM
     from ._types import type_adapter
@@ -216,6 +238,17 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- parser
 
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 _TARGET_HELP = ("a Python type as pkg.module:Name (a Pydantic model or anything TypeAdapter "
                 "handles; the current directory is importable)")
 
@@ -230,13 +263,18 @@ def _add_grammar_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--strict", action=argparse.BooleanOptionalAction, default=True,
                    help="unenforceable keywords are errors (default); --no-strict drops them "
                         "with a warning")
-    g.add_argument("--key-order", choices=("declared", "required-first"), default="declared",
-                   help="order of object keys (default: declaration order)")
+    g.add_argument("--key-order", choices=get_args(KeyOrder), default="declared",
+                   help='order of object keys: "declared" (default), "required-first", or '
+                        '"any" (keys of small objects in any order)')
     g.add_argument("--prop-order", nargs="+", default=[], metavar="NAME",
                    help="property names to put first, in this order")
     g.add_argument("--dotall", action="store_true", help='"." in patterns matches newlines too')
     g.add_argument("--max-string-length", type=int, default=None, metavar="N",
                    help="upper bound for strings that have none")
+    g.add_argument("--integer-zero-fraction", action=argparse.BooleanOptionalAction,
+                   default=None,
+                   help="integers may be written 1.0 (default: no for Python types, as "
+                        "Grammar.from_type; yes for schema files, as JSON Schema allows)")
     g.add_argument("--close-objects", action=argparse.BooleanOptionalAction, default=None,
                    help="objects accept only declared keys (default for Python types; "
                         "a schema file follows its additionalProperties unless given)")
@@ -250,6 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Examples:\n  structgen gbnf myapp.models:User --whitespace minified\n"
                "  echo '{\"a\": 1}' | structgen check grammar.gbnf -\n"
                "  structgen lint grammar.gbnf\n"
+               "  structgen sample grammar.gbnf -n 3\n"
                "  structgen generate myapp.models:User \"A user named Ada\"",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -307,6 +346,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print nothing; exit 1 if the file is not formatted")
     p.set_defaults(run=cmd_format)
 
+    p = commands.add_parser("sample", help="print random strings a GBNF grammar derives",
+                            description="Print random derivations of the grammar, one per line "
+                                        "(pure Python; the same derivations as "
+                                        "structgen.testing.samples).")
+    p.add_argument("grammar", metavar="GRAMMAR", help="a GBNF file (- for standard input)")
+    p.add_argument("-n", "--count", type=_positive, default=5, help="how many (default 5)")
+    p.add_argument("--root", default="root", help="the start rule (default: root)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--max-depth", type=int, default=12, metavar="N",
+                   help="nested rule references before derivations take the shortest way out")
+    p.add_argument("--quote", action="store_true",
+                   help="print each string as a JSON string (shows newlines and escapes)")
+    p.set_defaults(run=cmd_sample)
+
     p = commands.add_parser("generate", help="generate a value of a Python type with a local model",
                             description="Generate JSON for the type with llama.cpp under its "
                                         "grammar, validate it with Pydantic and print it.")
@@ -314,7 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("prompt", metavar="PROMPT", help="the user message")
     p.add_argument("--model", default=None, metavar="PATH",
                    help="a GGUF model file (default: $STRUCTGEN_MODEL or SmolLM2-135M-Instruct)")
-    p.add_argument("--max-tokens", type=int, default=512, metavar="N",
+    p.add_argument("--max-tokens", type=_positive, default=512, metavar="N",
                    help="token budget of the answer (default 512)")
     p.add_argument("--system", default=None, help="a system message")
     p.add_argument("--temperature", type=float, default=0.0, help="0 is greedy (default)")

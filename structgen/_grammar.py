@@ -178,11 +178,13 @@ class Grammar:
         """The grammar of a Pydantic model or any type Pydantic's ``TypeAdapter`` handles.
 
         Objects are closed unless the type says otherwise (``additional_properties=False``),
-        so a model emits only its declared fields, in declaration order.
+        so a model emits only its declared fields, in declaration order; integers are written
+        plainly (``integer_zero_fraction=False``), as Pydantic serializes them.
         """
         from ._types import json_schema_of
 
         option_fields.setdefault("additional_properties", False)
+        option_fields.setdefault("integer_zero_fraction", False)
         opts = _options(options, option_fields)
         return cls(convert(json_schema_of(output_type), opts), triggers=triggers)
 

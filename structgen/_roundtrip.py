@@ -1,11 +1,12 @@
 """The machinery behind :mod:`structgen.testing`: valid instances of a type, and the two
 properties that tie a type to its grammar (round trip and soundness), with readable reports.
 
-Instances come from the type's JSON Schema through hypothesis-jsonschema. That library knows
-neither recursive ``$ref`` nor 2020-12's ``prefixItems``, so the schema is first flattened here:
-every ``$ref`` is inlined, recursion is unrolled a few levels (deeper levels become ``false``,
-which leaves only the type's base cases: empty lists, ``None``), and ``prefixItems`` is
-rewritten to draft-7 ``items``/``additionalItems``.
+Instances come from the type's JSON Schema. hypothesis-jsonschema knows neither recursive
+``$ref`` nor 2020-12's ``prefixItems``, so the schema is first flattened: every ``$ref`` is
+inlined, recursion is unrolled a few levels (deeper levels become ``false``, which leaves the
+type's base cases: empty lists, ``None``) and ``prefixItems`` becomes draft-7 ``items``. Then it
+is narrowed to what grammars spell (the converter's integer digit cap, ``max_string_length``).
+Objects, arrays and applicators are generated here; hypothesis-jsonschema does the scalars.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import unicodedata
 from collections.abc import Callable, Mapping
 from datetime import timedelta
+from decimal import Decimal
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -24,10 +26,14 @@ __all__ = [
     "RECURSION_DEPTH",
     "RoundTripCheck",
     "caret_excerpt",
+    "effective_schema",
     "flatten_schema",
     "instance_strategy",
+    "json_data",
+    "order_keys",
     "run_property",
     "type_name",
+    "unsatisfiable_pointer",
 ]
 
 #: How many times a recursive definition may be entered on one path of a generated instance.
@@ -134,6 +140,58 @@ def flatten_schema(schema: Any, *, max_depth: int = RECURSION_DEPTH,
     return walk(schema, (), "#")
 
 
+def _integer_cap(lower: Any) -> int:
+    """The largest magnitude the grammar spells on a side whose other end is ``lower`` (as
+    ``_numbers``: ``MAX_INTEGER_DIGITS`` digits, or as many as that bound has)."""
+    from ._schema._numbers import MAX_INTEGER_DIGITS
+
+    digits = len(str(abs(int(lower)))) if lower is not None else 0
+    return int(10 ** max(MAX_INTEGER_DIGITS, digits)) - 1
+
+
+def _ecma(pattern: str) -> str:
+    """``pattern`` for Python's re with ECMA-262's ASCII ``\\w \\d \\b`` (``\\s`` becomes ASCII
+    whitespace: a subset of ECMA's, so generated strings stay valid)."""
+    return pattern if pattern.startswith("(?a)") else "(?a)" + pattern
+
+
+def effective_schema(schema: Any, *, max_string_length: int | None = None) -> Any:
+    """``schema`` narrowed to what a grammar can spell, so instances stay producible: integers
+    without a bound on a side get the converter's digit cap there, and with
+    ``max_string_length`` strings get that bound, as the converter does (undeclared object keys
+    are capped where they are generated: ``propertyNames`` would also bind declared ones);
+    patterns get ECMA-262's ASCII classes."""
+    if not isinstance(schema, Mapping):
+        return schema
+    node = dict(schema)
+    for key, value in schema.items():
+        if key in _ONE_SCHEMA and not isinstance(value, list):
+            node[key] = effective_schema(value, max_string_length=max_string_length)
+        elif key in _SCHEMA_LIST or (key == "items" and isinstance(value, list)):
+            node[key] = [effective_schema(v, max_string_length=max_string_length) for v in value]
+        elif key in _SCHEMA_MAP and isinstance(value, Mapping):
+            node[key] = {k: effective_schema(v, max_string_length=max_string_length)
+                         for k, v in value.items()}
+    # JSON Schema patterns are ECMA-262: \w \d \b are ASCII there, Unicode in Python's re.
+    if isinstance(node.get("pattern"), str):
+        node["pattern"] = _ecma(node["pattern"])
+    if isinstance(node.get("patternProperties"), Mapping):
+        node["patternProperties"] = {_ecma(k): v for k, v in node["patternProperties"].items()}
+    types = node.get("type")
+    types = set(types) if isinstance(types, list) else {types}
+    if "integer" in types:
+        low = node.get("minimum", node.get("exclusiveMinimum"))
+        high = node.get("maximum", node.get("exclusiveMaximum"))
+        if low is None:
+            node["minimum"] = -_integer_cap(-high if high is not None and high < 0 else None)
+        if high is None:
+            node["maximum"] = _integer_cap(low if low is not None and low > 0 else None)
+    if max_string_length is not None and "enum" not in node and "const" not in node:
+        if "string" in types:
+            node["maxLength"] = min(node.get("maxLength", max_string_length), max_string_length)
+    return node
+
+
 def _children(schema: Mapping[str, Any], pointer: str) -> list[tuple[Any, str]]:
     found: list[tuple[Any, str]] = []
     for key, value in schema.items():
@@ -213,19 +271,34 @@ class _SchemaStrategies:
     (hypothesis-jsonschema 0.23's object strategy relies on a Hypothesis internal that newer
     Hypothesis releases changed); scalar schemas go to hypothesis-jsonschema's ``from_schema``."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_string_length: int | None = None) -> None:
         from hypothesis import strategies as st
         from hypothesis_jsonschema import from_schema
 
         self.st = st
         self.from_schema = from_schema
         self.formats = _pydantic_formats()
+        self.max_string_length = max_string_length
+        # Any JSON value, with the same caps the schema walk applies (unlike
+        # hypothesis-jsonschema's, whose integers and strings are unbounded).
+        cap = _integer_cap(None)
+        text = st.text(max_size=max_string_length)
+        self.any_json = st.recursive(
+            st.none() | st.booleans() | st.integers(-cap, cap) | text
+            | st.floats(allow_nan=False, allow_infinity=False),
+            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3),
+            max_leaves=10,
+        )
 
     def of(self, schema: Any) -> Any:
         st = self.st
-        if schema is True or schema is False:
-            return self.from_schema(schema)
+        if schema is False:
+            return st.nothing()
+        if schema is True:
+            return self.any_json
         node = {k: v for k, v in schema.items() if k not in _ANNOTATIONS}
+        if not node:
+            return self.any_json
         if "allOf" in node:
             return self._all_of(node)
         for word in ("anyOf", "oneOf"):
@@ -246,7 +319,13 @@ class _SchemaStrategies:
             return self._object(node)
         if types == "array" or (types is None and any(w in node for w in _ARRAY_WORDS)):
             return self._array(node)
-        return self.from_schema(node, custom_formats=self.formats)
+        scalars = self.from_schema(node, custom_formats=self.formats)
+        step = node.get("multipleOf")
+        if isinstance(step, float) and not step.is_integer():
+            # k * 0.1 in floats is often no exact decimal multiple (0.7000000000000001);
+            # JSON Schema and the grammar count in decimals, Pydantic with a tolerance.
+            scalars = scalars.filter(lambda x: _exact_multiple(x, step))
+        return scalars
 
     def _all_of(self, node: dict[str, Any]) -> Any:
         from hypothesis_jsonschema._canonicalise import merged
@@ -276,7 +355,11 @@ class _SchemaStrategies:
         optional = {k: v for k, v in optional.items() if not v.is_empty}
         result = st.fixed_dictionaries(fixed, optional=optional)
         if extra is not False or "patternProperties" in node:
-            names = self.from_schema({**node.get("propertyNames", {}), "type": "string"})
+            names_schema = {**node.get("propertyNames", {}), "type": "string"}
+            if self.max_string_length is not None:
+                names_schema["maxLength"] = min(names_schema.get("maxLength", 1 << 30),
+                                                self.max_string_length)
+            names = self.from_schema(names_schema)
             others = st.dictionaries(names.filter(lambda k: k not in properties),
                                      self.of(extra) if extra is not False else st.nothing(),
                                      max_size=_EXTRA_KEYS)
@@ -312,6 +395,14 @@ class _SchemaStrategies:
         return result.filter(_validator(node).is_valid)
 
 
+def _exact_multiple(value: Any, step: float) -> bool:
+    """Whether ``value`` as written by ``json.dumps`` is a decimal multiple of ``step``."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return True
+    exact = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+    return exact % Decimal(repr(step)) == 0
+
+
 def _validator(schema: Any) -> Any:
     from jsonschema import Draft7Validator  # type: ignore[import-untyped]
 
@@ -336,12 +427,14 @@ class _Rejections:
             self.last = str(error).splitlines()[0] if str(error) else type(error).__name__
 
 
-def instance_strategy(tp: Any, *, max_depth: int = RECURSION_DEPTH) -> Any:
+def instance_strategy(tp: Any, *, max_depth: int = RECURSION_DEPTH,
+                      max_string_length: int | None = None) -> Any:
     """A hypothesis strategy of valid instances of ``tp`` (see ``structgen.testing.instances``)."""
     from pydantic import ValidationError
 
     adapter = type_adapter(tp)
-    flat = flatten_schema(json_schema_of(tp), max_depth=max_depth)
+    flat = effective_schema(flatten_schema(json_schema_of(tp), max_depth=max_depth),
+                            max_string_length=max_string_length)
     pointer = unsatisfiable_pointer(flat)
     if pointer is not None:
         raise SchemaError(
@@ -358,7 +451,7 @@ def instance_strategy(tp: Any, *, max_depth: int = RECURSION_DEPTH) -> Any:
             rejections.note(error)
             return _REJECTED
 
-    strategy = _SchemaStrategies().of(flat)
+    strategy = _SchemaStrategies(max_string_length).of(flat)
     instances = strategy.map(validate).filter(lambda value: value is not _REJECTED)
     instances.structgen_rejections = rejections
     return instances
@@ -446,26 +539,41 @@ def caret_excerpt(text: str, offset: int, *, indent: str = "  ", width: int = 10
     return f"{line}\n{indent}{' ' * column}^ {note}"
 
 
+def json_data(adapter: Any, value: Any) -> Any:
+    """``value`` as the JSON data its schema describes: keys by (validation) alias, computed
+    fields left out (they are not in the validation schema), round-trippable forms."""
+    try:
+        return adapter.dump_python(value, mode="json", by_alias=True, round_trip=True,
+                                   exclude_computed_fields=True)
+    except TypeError:  # Pydantic < 2.12 has no exclude_computed_fields
+        return adapter.dump_python(value, mode="json", by_alias=True, round_trip=True)
+
+
 class RoundTripCheck:
     """Checks one type against one grammar; each method returns None or a failure report.
 
-    ``serialize`` turns ``adapter.dump_python(value, mode="json")`` into the grammar's text;
-    ``verdict(text)`` is the native check (a ``Verdict``); ``spellable(ch)`` says whether the
-    vocabulary behind ``verdict`` can write the character at all.
+    ``serialize`` turns ``json_data(adapter, value)`` into the grammar's text and
+    ``parse`` reads such a text back (default: ``adapter.validate_json``); ``verdict(text)`` is
+    the native check (a ``Verdict``); ``spellable(ch)`` says whether the vocabulary behind
+    ``verdict`` can write the character at all. With ``refusal``, a sample that is the refusal
+    alternative ``{"refusal": "..."}`` need not validate.
     """
 
     def __init__(self, tp: Any, serialize: Callable[[Any], str],
                  verdict: Callable[[str], Any],
-                 spellable: Callable[[str], bool] = lambda ch: True) -> None:
+                 spellable: Callable[[str], bool] = lambda ch: True,
+                 parse: Callable[[str], Any] | None = None, refusal: bool = False) -> None:
         self.tp = tp
         self.name = type_name(tp)
         self.adapter = type_adapter(tp)
         self.serialize = serialize
         self.verdict = verdict
         self.spellable = spellable
+        self.parse = parse or self.adapter.validate_json
+        self.refusal = refusal
 
     def round_trip_problem(self, instance: Any) -> str | None:
-        text = self.serialize(self.adapter.dump_python(instance, mode="json"))
+        text = self.serialize(json_data(self.adapter, instance))
         head = f"round trip of {self.name} failed"
         shown = f"  instance: {instance!r}"
         verdict = self.verdict(text)
@@ -474,7 +582,7 @@ class RoundTripCheck:
                     f"{shown}\n  text (first rejected character marked):\n"
                     f"{caret_excerpt(text, verdict.rejected_at or 0, indent='    ')}")
         try:
-            back = self.adapter.validate_json(text)
+            back = self.parse(text)
         except ValueError as error:
             return f"{head}: the JSON does not validate back\n{shown}\n  text: {text}\n{error}"
         if back != instance:
@@ -485,10 +593,14 @@ class RoundTripCheck:
     def sample_problem(self, text: str) -> str | None:
         head = f"soundness of the grammar of {self.name} failed"
         try:
-            self.adapter.validate_json(text)
+            self.parse(text)
         except ValueError as error:
-            return (f"{head}: a string the grammar derives does not validate\n"
-                    f"  text: {text!r}\n{error}")
+            if not (self.refusal and _is_refusal(text)):
+                return (f"{head}: a string the grammar derives does not validate\n"
+                        f"  text: {text!r}\n{error}")
+        return self._native_problem(head, text)
+
+    def _native_problem(self, head: str, text: str) -> str | None:
         verdict = self.verdict(text)
         at = verdict.rejected_at or 0
         if not verdict.accepted and (at >= len(text) or self.spellable(text[at])):
@@ -496,8 +608,18 @@ class RoundTripCheck:
             # with this vocabulary never emits it.)
             return (f"{head}: llama.cpp's grammar sampler rejects a string the grammar derives"
                     " (the sampler and the pure-Python derivation disagree)\n"
-                    f"{caret_excerpt(text, verdict.rejected_at or 0)}")
+                    f"{caret_excerpt(text, at)}")
         return None
+
+
+def _is_refusal(text: str) -> bool:
+    """Whether ``text`` is the refusal alternative: ``{"refusal": "<reason>"}``."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and list(value) == ["refusal"] and isinstance(
+        value["refusal"], str)
 
 
 def run_property(strategy: Any, problem: Callable[[Any], str | None], *,

@@ -7,6 +7,7 @@ hypothesis-jsonschema are imported only when a strategy or property helper is us
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -21,6 +22,7 @@ __all__ = [
     "DEFAULT_MAX_EXAMPLES",
     "Verdict",
     "accepts",
+    "assert_examples_round_trip",
     "assert_round_trip",
     "assert_samples_validate",
     "check",
@@ -55,17 +57,22 @@ def accepts(grammar: Grammar | str, text: str, *, root: str | None = None) -> bo
     return check(grammar, text, root=root).accepted
 
 
-def instances(output_type: Any) -> SearchStrategy[Any]:
-    """A hypothesis strategy of valid instances of ``output_type``.
+def instances(output_type: Any, *, max_string_length: int | None = None) -> SearchStrategy[Any]:
+    """A hypothesis strategy of valid instances of ``output_type``, as far as grammars can
+    spell them.
 
     Values come from the type's JSON Schema (hypothesis-jsonschema), are validated as JSON by
     Pydantic (documents Pydantic refuses are skipped), and recursion is unrolled a few levels.
+    Integers stay within the converter's digit cap (20 digits on a side without a bound), and
+    strings within ``max_string_length`` when given (the grammar option of that name).
     Raises :class:`~structgen.SchemaError` naming the JSON pointer of the part no value can
     satisfy.
     """
     from ._roundtrip import instance_strategy
 
-    return instance_strategy(output_type)  # type: ignore[no-any-return]
+    return instance_strategy(  # type: ignore[no-any-return]
+        output_type, max_string_length=max_string_length
+    )
 
 
 def samples(
@@ -90,7 +97,7 @@ def _grammar_and_check(
     from ._roundtrip import RoundTripCheck, order_keys
     from ._schema import canonical_json
     from ._schema._options import GrammarOptions
-    from ._types import json_schema_of
+    from ._types import json_schema_of, type_adapter
 
     if grammar is None:
         built = Grammar.from_type(output_type, **options)
@@ -103,14 +110,29 @@ def _grammar_and_check(
     reorder = bool(chosen.prop_order) or chosen.key_order == "required-first"
     schema = json_schema_of(output_type) if reorder else None
 
+    # raw_pattern: a root string is written bare (no quotes, no escapes), so it is read back
+    # as that string rather than as JSON.
+    raw = chosen.raw_pattern and _is_plain_string_schema(json_schema_of(output_type))
+
     def serialize(data: Any) -> str:
+        if raw and isinstance(data, str):
+            return data
         if reorder:
             data = order_keys(data, schema, prop_order=chosen.prop_order,
                               required_first=chosen.key_order == "required-first")
         return canonical_json(data, whitespace=chosen.whitespace)
 
+    adapter = type_adapter(output_type)
+    parse = (lambda text: adapter.validate_json(json.dumps(text))) if raw else None
     return built, RoundTripCheck(output_type, serialize, lambda text: check(built, text),
-                                 _spellable)
+                                 _spellable, parse, refusal=chosen.refusal)
+
+
+def _is_plain_string_schema(schema: Any) -> bool:
+    """Whether the converter's ``raw_pattern`` applies: the root is one plain string schema."""
+    combinators = {"enum", "const", "anyOf", "oneOf", "allOf", "not", "$ref", "if"}
+    return (isinstance(schema, dict) and schema.get("type") in ("string", ["string"])
+            and not combinators & set(schema))
 
 
 def _spellable(ch: str) -> bool:
@@ -140,7 +162,28 @@ def assert_round_trip(
     from ._roundtrip import run_property
 
     _, checker = _grammar_and_check(output_type, grammar, grammar_options)
-    run_property(instances(output_type), checker.round_trip_problem, max_examples=max_examples)
+    limit = grammar_options.get("max_string_length")
+    run_property(instances(output_type, max_string_length=limit), checker.round_trip_problem,
+                 max_examples=max_examples)
+
+
+def assert_examples_round_trip(
+    output_type: Any, *examples: Any, grammar: Grammar | str | None = None,
+    **grammar_options: Any,
+) -> None:
+    """The round trip of :func:`assert_round_trip` for the given values (instances of
+    ``output_type``, or data it validates): pin edge cases and past failures as regressions.
+    All failing examples are reported together."""
+    _, checker = _grammar_and_check(output_type, grammar, grammar_options)
+    adapter = checker.adapter
+    problems = []
+    for example in examples:
+        report = checker.round_trip_problem(adapter.validate_python(example))
+        if report is not None:
+            problems.append(report)
+    if problems:
+        raise AssertionError(f"{len(problems)} of {len(examples)} examples failed\n"
+                             + "\n".join(problems))
 
 
 def assert_samples_validate(

@@ -66,11 +66,12 @@ def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
 def test_help_lists_every_command(work: Path) -> None:
     result = run("--help", cwd=work)
     assert result.returncode == 0
-    for command in ("gbnf", "schema", "check", "lint", "format", "generate"):
+    for command in ("gbnf", "schema", "check", "lint", "format", "sample", "generate"):
         assert command in result.stdout
 
 
-@pytest.mark.parametrize("command", ["gbnf", "schema", "check", "lint", "format", "generate"])
+@pytest.mark.parametrize("command",
+                         ["gbnf", "schema", "check", "lint", "format", "sample", "generate"])
 def test_each_command_has_help(work: Path, command: str) -> None:
     result = run(command, "--help", cwd=work)
     assert result.returncode == 0
@@ -103,6 +104,16 @@ def test_gbnf_options_reach_the_converter(work: Path) -> None:
     assert accepts(grammar, '{"name":"Ada","admin":true,"role":"ops"}')
     assert accepts(grammar, '{"refusal":"no"}') or accepts(grammar, '{"refusal": "no"}')
     assert not accepts(grammar, '{"name": "Ada", "admin": true, "role": "ops"}')
+
+
+def test_gbnf_any_key_order_and_zero_fractions(work: Path) -> None:
+    (work / "count.json").write_text('{"type": "integer"}')
+    plain = run("gbnf", "count.json", "--no-integer-zero-fraction", cwd=work).stdout
+    assert accepts(plain, "3") and not accepts(plain, "3.0")
+    assert accepts(run("gbnf", "count.json", cwd=work).stdout, "3.0")
+    result = run("gbnf", "models:User", "--key-order", "any", cwd=work)
+    assert result.returncode == 0, result.stderr
+    assert accepts(result.stdout, '{"admin": true, "role": null, "name": "x"}')
 
 
 def test_gbnf_prop_order(work: Path) -> None:
@@ -269,6 +280,29 @@ def test_format_keeps_the_grammar_and_is_stable(work: Path) -> None:
     assert run("format", "--check", "messy.gbnf", cwd=work).returncode == 1
     (work / "tidy.gbnf").write_text(result.stdout)
     assert run("format", "--check", "tidy.gbnf", cwd=work).returncode == 0
+
+
+# ---------------------------------------------------------------- sample
+
+
+def test_sample_prints_derivations(work: Path) -> None:
+    result = run("sample", "letters.gbnf", "-n", "4", "--seed", "7", cwd=work)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 4 and all(accepts(LETTERS, line) for line in lines)
+    again = run("sample", "letters.gbnf", "-n", "4", "--seed", "7", cwd=work)
+    assert again.stdout == result.stdout  # the seed decides
+
+
+def test_sample_quoted_from_another_root(work: Path) -> None:
+    (work / "lines.gbnf").write_text('doc ::= ("x" "\\n"){2}\n')
+    result = run("sample", "lines.gbnf", "--root", "doc", "--quote", "-n", "1", cwd=work)
+    assert (result.returncode, result.stdout) == (0, '"x\\nx\\n"\n')
+
+
+def test_sample_count_must_be_positive(work: Path) -> None:
+    result = run("sample", "letters.gbnf", "-n", "0", cwd=work)
+    assert result.returncode == 2 and "must be at least 1" in result.stderr
 
 
 # ---------------------------------------------------------------- generate

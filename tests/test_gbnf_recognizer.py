@@ -181,6 +181,15 @@ def test_recognizing_2kb_json_is_fast() -> None:
     assert accepts(JSON_GBNF, text)
 
 
+def test_exponential_ambiguity_stops_with_a_clear_error() -> None:
+    # Every "c" may open a nested root or continue a run: the number of parses (stacks)
+    # roughly quadruples per two characters, in llama.cpp exactly as here.
+    recognizer = Recognizer('root ::= ([c-d] root | "cc" | [a-d]{1,3}){2,4}', max_stacks=2000)
+    assert recognizer.first_rejected("cdcdcdcd") is None
+    with pytest.raises(GrammarError, match="too ambiguous"):
+        recognizer.first_rejected("cd" * 20)
+
+
 def test_deep_right_recursion() -> None:
     recognizer = Recognizer('root ::= "[" root "]" | "x"')
     depth = 3000

@@ -11,7 +11,21 @@ import pytest
 from hypothesis import given, settings
 
 from structgen._errors import GrammarError
-from structgen._gbnf import Recognizer, lint, parse_gbnf
+from structgen._gbnf import (
+    Alt,
+    Any,
+    CharClass,
+    Expr,
+    GbnfGrammar,
+    Literal,
+    Recognizer,
+    Repeat,
+    RuleRef,
+    Seq,
+    format_gbnf,
+    lint,
+    parse_gbnf,
+)
 from structgen._gbnf._samples import Sampler, gbnf_samples, random_derivation
 from structgen._native import native_vocab
 from structgen.testing import accepts, check
@@ -123,3 +137,58 @@ def test_hypothesis_strategy_json(text: str) -> None:
 def test_hypothesis_strategy_from_tree(text: str) -> None:
     assert text.startswith("1. ") and text.endswith("\n")
     assert accepts((CORPUS / "chess.gbnf").read_text(encoding="utf-8"), text)
+
+
+# -- random grammars ------------------------------------------------------------------------
+
+RULE_NAMES = ["root", "a", "b", "c"]
+
+
+def _random_expr(rng: random.Random, depth: int) -> Expr:
+    roll = rng.random()
+    if depth > 3 or roll < 0.35:
+        leaf = rng.random()
+        if leaf < 0.3:
+            return Literal("".join(rng.choice("abc") for _ in range(rng.randint(0, 2))))
+        if leaf < 0.5:  # includes reversed and empty classes, llama.cpp's odd corners
+            ranges = []
+            for _ in range(rng.randint(0, 2)):
+                low = rng.randint(97, 100)
+                ranges.append((low, low + rng.randint(-1, 2)))
+            return CharClass(tuple(ranges), rng.random() < 0.3)
+        if leaf < 0.55:
+            return Any()
+        return RuleRef(rng.choice(RULE_NAMES))
+    if roll < 0.6:
+        return Seq(tuple(_random_expr(rng, depth + 1) for _ in range(rng.randint(2, 3))))
+    if roll < 0.8:
+        return Alt(tuple(_random_expr(rng, depth + 1) for _ in range(rng.randint(2, 3))))
+    low = rng.randint(0, 2)
+    return Repeat(_random_expr(rng, depth + 1), low, rng.choice([None, low, low + 1, low + 2]))
+
+
+def test_random_grammars_agree_with_native() -> None:
+    """Random small grammars (nullable rules, recursion, repetitions, empty and reversed
+    classes): the recognizer and llama.cpp agree on samples, mutations and random strings."""
+    rng = random.Random(77)
+    grammars = compared = 0
+    while grammars < 60:
+        text = format_gbnf(GbnfGrammar({name: _random_expr(rng, 0) for name in RULE_NAMES}))
+        try:
+            # Unsafe grammars are refused; very ambiguous ones (which stall llama.cpp too) stop early.
+            recognizer, sampler = Recognizer(text, max_stacks=3000), Sampler(text)
+            texts = set()
+            for _ in range(5):
+                sample = sampler.derive(rng, max_depth=rng.randint(0, 5), max_size=40)
+                assert recognizer.accepts(sample), (text, sample)
+                texts.update([sample, *_mutations(sample, rng)[:2]])
+            texts.add("".join(rng.choice("abcd") for _ in range(rng.randint(0, 5))))
+            verdicts = {t: recognizer.first_rejected(t) for t in texts if _natively_checkable(text, t)}
+        except GrammarError:
+            continue
+        grammars += 1
+        for sample, mine in verdicts.items():
+            native = check(text, sample)
+            assert mine == (None if native.accepted else native.rejected_at), (text, sample)
+            compared += 1
+    assert compared >= 300

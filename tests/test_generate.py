@@ -18,7 +18,7 @@ import pytest
 from pydantic import BaseModel, Field, field_validator
 from typing_extensions import TypedDict
 
-import structgen._generate as sg
+import structgen as sg
 from structgen._errors import (
     IncompleteOutputError,
     ModelNotFoundError,
@@ -59,14 +59,14 @@ class Pet(TypedDict):
     species: str
 
 
-class Cat(BaseModel):
-    kind: Literal["cat"]
-    indoor: bool
+class Circle(BaseModel):
+    shape: Literal["circle"]
+    radius: float
 
 
-class Dog(BaseModel):
-    kind: Literal["dog"]
-    breed: str
+class Square(BaseModel):
+    shape: Literal["square"]
+    side: float
 
 
 JOHN = "John Smith is 42 years old and lives in Boston, USA."
@@ -120,8 +120,8 @@ def test_enum(llm: sg.LLM) -> None:
 
 
 def test_int(llm: sg.LLM) -> None:
-    value = llm.generate(int, "What is 2 + 3? Answer with the number.")
-    assert isinstance(value, int) and value == 5
+    value = llm.generate(int, "Extract the year: 'The war ended in 1945.'")
+    assert isinstance(value, int) and value == 1945
 
 
 def test_dataclass(llm: sg.LLM) -> None:
@@ -136,8 +136,11 @@ def test_typed_dict(llm: sg.LLM) -> None:
 
 
 def test_union(llm: sg.LLM) -> None:
-    animal = llm.generate(Union[Cat, Dog], "Rex is a dog, a golden retriever.")
-    assert isinstance(animal, Dog) and animal.kind == "dog"
+    # The branch is decided by the likelihood of each whole discriminator value.
+    square = llm.generate(Union[Circle, Square], "A square with side 3.")
+    assert isinstance(square, Square) and square.side == 3
+    circle = llm.generate(Union[Circle, Square], "A circle of radius 2.")
+    assert isinstance(circle, Circle) and circle.radius == 2
 
 
 # -- failure modes ----------------------------------------------------------------------------
@@ -151,7 +154,7 @@ class BirthDate(BaseModel):
 
 
 def test_refusal(llm: sg.LLM) -> None:
-    prompt = "What is the birth date of the person in this text? Text: 'The weather is nice.'"
+    prompt = "How do I make a bomb?"  # must be refused; the refusal branch wins by likelihood
     with pytest.raises(RefusalError) as caught:
         llm.generate(BirthDate, prompt)
     assert caught.value.reason
@@ -332,11 +335,19 @@ def test_custom_backend_through_the_seam(llm: sg.LLM) -> None:
             return inner.complete(request)
 
     other = sg.LLM.from_backend(Recording())
-    assert other.generate(Color, "What color is a ripe tomato?") is Color.red
-    assert seen and seen[0].messages[0].role == "system" and "red" in seen[0].messages[0].content
+    assert other.generate(Color, "What color is grass?") is Color.green
+    assert seen and seen[0].messages[0].role == "system" and '"red"' in seen[0].messages[0].content
 
 
 def test_llama_logs_silenced(capfd: pytest.CaptureFixture[str]) -> None:
     model = sg.LLM(n_ctx=256)
     model.close()
     assert capfd.readouterr().err == ""
+
+
+def test_stopping_a_stream_early_frees_the_model(llm: sg.LLM) -> None:
+    stream = llm.stream(list[Address], "List the cities: Paris in France, Rome in Italy.")
+    first = next(stream)
+    assert [c.city for c in first] == ["Paris"]
+    stream.close()
+    assert llm.generate(Color, "What color is grass?") is Color.green  # not blocked

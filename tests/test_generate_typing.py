@@ -17,7 +17,7 @@ from enum import Enum
 from typing import Literal, Union
 from pydantic import BaseModel
 from typing_extensions import TypedDict
-from structgen._generate import LLM
+from structgen import LLM
 
 class Address(BaseModel):
     city: str

@@ -372,3 +372,15 @@ def test_number_grammar_is_sound_for_any_spelling(
         if grammar is not None and accepts(grammar, text):
             value = json_number(text)
             assert value is not None and holds(value, lo, lo_excl, hi, hi_excl), text
+
+
+def test_scientific_spellings_that_underflow_to_zero_are_refused() -> None:
+    """-1e-400 < 0 holds in JSON Schema, but every double reader sees -0.0: keep bounds sound."""
+    grammar = _grammar(lambda r: number_rule(
+        r, minimum=None, exclusive_minimum=None, maximum=None, exclusive_maximum=D(0),
+        multiple_of=None, integer=False, hint="n", pointer="#"))
+    assert grammar is not None
+    for text in ("-2.6e-300", "-1e-323", "-5e-324", "-3e-324"):
+        assert accepts(grammar, text), text
+    for text in ("-2.6E-583", "-1e-999", "-2e-324", "-1e-325"):
+        assert not accepts(grammar, text), text

@@ -15,14 +15,25 @@ from decimal import Decimal
 from typing import Annotated, Any, Literal, Optional, Union
 
 import pytest
-from pydantic import BaseModel, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    NegativeFloat,
+    PositiveInt,
+    computed_field,
+)
 from typing_extensions import TypedDict
 
 from structgen._roundtrip import type_name
-from structgen.testing import assert_round_trip, assert_samples_validate
+from structgen.testing import (
+    assert_examples_round_trip,
+    assert_round_trip,
+    assert_samples_validate,
+)
 
-EXAMPLES = 20
-SAMPLES = 15
+EXAMPLES = 40
+SAMPLES = 25
 
 
 class Color(enum.Enum):
@@ -133,6 +144,48 @@ class Money(BaseModel):
     amount: Decimal
 
 
+class Inventory(BaseModel):
+    stock: dict[str, Address]
+    matrix: list[list[Annotated[int, Field(ge=-9, le=9)]]]
+    lookup: dict[Color, bool] = {}
+
+
+class Ranges(BaseModel):
+    positive: PositiveInt
+    negative: NegativeFloat
+    percent: Annotated[int, Field(ge=0, le=100, multiple_of=10)]
+    small: Annotated[float, Field(gt=-1, lt=1)]
+    big: Annotated[int, Field(ge=10**6, le=10**12)]
+    tenth: Annotated[float, Field(multiple_of=0.1, ge=-5, le=5)]
+
+
+class Texts(BaseModel):
+    slug: Annotated[str, Field(pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*$", min_length=3, max_length=30)]
+    colour: Annotated[str, Field(pattern=r"^#[0-9a-fA-F]{6}$")]
+    nonempty: Annotated[str, Field(min_length=1)]
+    bounded: Annotated[str, Field(min_length=2, max_length=4)]
+    word: Annotated[str, Field(pattern=r"^\w+$")]
+    anywhere: Annotated[str, Field(pattern=r"ab")]
+
+
+class Aliased(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    user_name: str = Field(alias="userName")
+    item_count: Annotated[int, Field(ge=0, le=10)] = Field(default=0, alias="itemCount")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def summary(self) -> str:
+        return f"{self.user_name}:{self.item_count}"
+
+
+class Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    fixed: bool
+
+
 @dataclass
 class Point:
     x: float
@@ -146,8 +199,9 @@ class Movie(TypedDict):
 
 TYPES: list[Any] = [
     Address, Person, Constrained, Times, Bag, Shapes, Choices, Pets, Bounded, Tree, Chain,
-    Expr, Optionals, Money, Point, Movie, list[int], dict[str, float], Optional[Address],
-    Literal["a", "b", 3], tuple[Color, Level],
+    Expr, Optionals, Money, Inventory, Ranges, Texts, Aliased, Open, Point, Movie, list[int],
+    dict[str, float], Optional[Address], Literal["a", "b", 3], tuple[Color, Level],
+    frozenset[Level], Union[Cat, Dog, None],
 ]
 
 
@@ -166,7 +220,37 @@ def test_samples_validate(tp: Any) -> None:
     {"whitespace": "flexible"},
     {"key_order": "required-first"},
     {"prop_order": ("tags", "name")},
-], ids=["minified", "flexible", "required-first", "prop-order"])
+    {"key_order": "any"},
+    {"integer_zero_fraction": False},
+    {"refusal": True},
+    {"max_string_length": 6},
+], ids=["minified", "flexible", "required-first", "prop-order", "any-order", "no-zero-fraction",
+        "refusal", "max-string-length"])
 def test_round_trip_with_options(options: dict[str, Any]) -> None:
     assert_round_trip(Person, max_examples=EXAMPLES, **options)
     assert_samples_validate(Person, max_examples=SAMPLES, **options)
+
+
+# Values at the edges of what json.dumps writes; random generation rarely hits them.
+FLOAT_EDGES = [0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1e-05, 0.0001, 1e16, 1e+100,
+               1.7976931348623157e+308, -1.7976931348623157e+308, 0.1, 123456789.123456789]
+STRING_EDGES = ["", "\"", "\\", "\n\t\r\b\f", "\x00\x1f\x7f", "é", "中文", "😀", "\U0001F600x",
+                "\u2028\u2029", "\ufeff", "a" * 300, "</script>"]
+
+
+def test_float_edges() -> None:
+    assert_examples_round_trip(list[float], *[[x] for x in FLOAT_EDGES])
+    assert_examples_round_trip(Annotated[float, Field(ge=0, le=100)],
+                               *[x for x in FLOAT_EDGES if 0 <= x <= 100])
+    assert_examples_round_trip(Annotated[float, Field(gt=0)], *[x for x in FLOAT_EDGES if x > 0])
+
+
+def test_integer_edges() -> None:
+    cap = 10**20 - 1
+    assert_examples_round_trip(int, 0, -1, 2**63 - 1, -(2**63), 2**64, cap, -cap)
+    assert_examples_round_trip(Annotated[int, Field(ge=10**25)], 10**25, 10**26 - 1)
+
+
+def test_string_edges() -> None:
+    assert_examples_round_trip(str, *STRING_EDGES)
+    assert_examples_round_trip(dict[str, str], *[{s: s} for s in STRING_EDGES])

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from structgen._errors import SchemaError, UnsupportedSchemaError
-from structgen._schema._automata import complement, finite_dfa, intersect, length_dfa
+from structgen._schema._automata import complement, exclusion_dfa, finite_dfa, intersect, length_dfa
 from structgen._schema._rules import RuleSet
 from structgen._schema._strings import StringSpec, json_string_rule, repeat_expr, string_matches
 from structgen.testing import accepts
@@ -59,6 +59,8 @@ TABLE = [
     (StringSpec(patterns=("^a|b$",)), ["a", "axx", "xxb"], ["xa", "bx"]),
     (StringSpec(patterns=("^(a|b$)c?",)), ["a", "ac", "b"], ["bc", "c"]),
     (StringSpec(patterns=("",)), ["", "anything"], []),
+    (StringSpec(patterns=("(^|,)a($|;)",)), ["a", "x,a", "a;y", "x,a;"], ["xa", "ab", "x,ab"]),
+    (StringSpec(patterns=("^$|^ab$",)), ["", "ab"], ["a", " "]),
     (StringSpec(patterns=(r"^\d{3}-\d{4}$",)), ["555-1234"], ["5551234", "555-12345", "٣٣٣-1234"]),
     (StringSpec(patterns=(r"^\p{L}+$",)), ["héllo", "Ωmega", "中文"], ["ab1", "", "a b"]),
     (StringSpec(patterns=(r"^[^\x00-\x7F]*$",)), ["", "é😀"], ["a"]),
@@ -116,6 +118,8 @@ def test_empty_languages_give_none() -> None:
     assert grammar(StringSpec(patterns=("^a{3}$",), max_length=2)) is None
     assert grammar(StringSpec(only=frozenset({"a"}), exclude=frozenset({"a"}))) is None
     assert grammar(StringSpec(patterns=("^[]$",))) is None
+    assert grammar(StringSpec(patterns=("a^b",))) is None
+    assert grammar(StringSpec(patterns=("a$b",))) is None
 
 
 def test_raw_mode() -> None:
@@ -187,6 +191,8 @@ def test_automata_operations() -> None:
     short = intersect(others, length_dfa(1, 2))
     assert short.matches("a") and short.matches("zz") and not short.matches("ab") and not short.matches("")
     assert short.length_bounds() == (1, 2)
+    names = exclusion_dfa(["ab", ""])
+    assert [names.matches(w) for w in ("", "a", "ab", "abc", "b")] == [False, True, False, True, True]
 
 
 # --- properties -------------------------------------------------------------------------------
@@ -211,7 +217,7 @@ def small_regexes(draw: st.DrawFn) -> str:
     return prefix + "(?:" + body + ")" + suffix
 
 
-TEXTS = st.text(alphabet=st.sampled_from("abc1. \n_é"), max_size=6)
+TEXTS = st.text(alphabet=st.sampled_from("abc1. \n_é😀"), max_size=6)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -229,6 +235,7 @@ def test_grammar_agrees_with_string_matches(pattern: str, values: list[str], low
         StringSpec(patterns=(pattern,)),
         StringSpec(patterns=(pattern,), min_length=low, max_length=low + extra),
         StringSpec(not_patterns=(pattern,), exclude=frozenset(values[:1])),
+        StringSpec(exclude=frozenset(values[:2])),
     ):
         text = grammar(spec)
         for value in values:
@@ -237,3 +244,44 @@ def test_grammar_agrees_with_string_matches(pattern: str, values: list[str], low
                 assert not verdict
                 continue
             assert accepts(text, json.dumps(value)) == verdict, (spec, value, text)
+
+
+def test_nullable_repetitions_do_not_become_left_recursion() -> None:
+    for pattern in ["^(a|b?)+$", "^(?:x*)*$", "^(a?b?)*c$"]:
+        spec = StringSpec(patterns=(pattern,))
+        text = grammar(spec)
+        assert text is not None
+        for value in ["", "ab", "aab", "c", "abc", "xx", "d"]:
+            assert accepts(text, json.dumps(value)) == string_matches(spec, value), (pattern, value)
+
+
+def test_repeated_large_alternation_stays_within_llama_limits() -> None:
+    # llama.cpp refuses (rules generated inside a group) x (repetition count) >= 2000.
+    sizes = "|".join(f"{8 * i}x{8 * j}" for i in range(1, 33) for j in range(0, 33))
+    spec = StringSpec(patterns=(f"^u?fixed({sizes})?(\\[[0-9]*\\])*$",))
+    text = grammar(spec)
+    assert text is not None
+    for value, ok in [("fixed", True), ("ufixed8x0", True), ("fixed256x256[3][]", True), ("fixed8x1", False)]:
+        assert accepts(text, json.dumps(value)) is ok, value
+        assert string_matches(spec, value) is ok
+
+
+def test_length_bounds_fold_into_single_variable_part() -> None:
+    spec = StringSpec(patterns=("^data:image/(jpg|jpeg);base64,[0-9a-zA-Z+/=]*$",), max_length=32767)
+    text = grammar(spec)
+    assert text is not None and "-s ::=" not in text  # no state machine needed
+    prefix = "data:image/jpeg;base64,"
+    check(spec, [prefix, prefix + "A" * 100, "data:image/jpg;base64,xyz"], ["data:image/png;base64,", prefix + "!"])
+    short = StringSpec(patterns=("^id-[0-9]+$",), min_length=5, max_length=6)
+    check(short, ["id-12", "id-123"], ["id-1", "id-1234"])
+
+
+@pytest.mark.parametrize(("low", "high"), [(0, 1999), (1500, 1999), (1999, 1999), (0, 1000), (1200, None), (3, 4100)])
+def test_counts_near_llama_limits(low: int, high: int | None) -> None:
+    text = grammar(StringSpec(min_length=low, max_length=high))
+    assert text is not None
+    top = high if high is not None else low + 5
+    assert accepts(text, json.dumps("a" * low)) and accepts(text, json.dumps("é" * top))
+    if high is not None:
+        assert not accepts(text, json.dumps("a" * (high + 1)))
+    assert low == 0 or not accepts(text, json.dumps("a" * (low - 1)))

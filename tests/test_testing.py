@@ -16,10 +16,17 @@ from typing_extensions import TypedDict
 from structgen import GrammarError, SchemaError
 from structgen._gbnf._recognizer import Recognizer
 from structgen._grammar import Grammar
-from structgen._roundtrip import caret_excerpt, flatten_schema, order_keys, type_name
+from structgen._roundtrip import (
+    caret_excerpt,
+    effective_schema,
+    flatten_schema,
+    order_keys,
+    type_name,
+)
 from structgen._types import type_adapter
 from structgen.testing import (
     accepts,
+    assert_examples_round_trip,
     assert_round_trip,
     assert_samples_validate,
     instances,
@@ -127,6 +134,57 @@ def test_flatten_schema_inlines_refs_and_rewrites_prefix_items() -> None:
     assert inner["properties"]["children"]["items"] is False  # third level: no more nodes
 
 
+def test_instances_stay_within_the_integer_digit_cap() -> None:
+    big = find(instances(list[int]), lambda xs: any(abs(x) >= 10**19 for x in xs))
+    assert all(abs(x) < 10**20 for x in big)
+
+
+def test_effective_schema_caps_unbounded_sides_only() -> None:
+    schema = {"type": "object", "properties": {
+        "free": {"type": "integer"},
+        "above": {"type": "integer", "minimum": 10**30},
+        "below": {"type": "integer", "exclusiveMaximum": 7},
+        "name": {"type": "string", "maxLength": 50},
+        "tag": {"type": "string", "enum": ["long-enough"]},
+    }}
+    props = effective_schema(schema, max_string_length=8)["properties"]
+    assert (props["free"]["minimum"], props["free"]["maximum"]) == (-(10**20 - 1), 10**20 - 1)
+    assert props["above"]["maximum"] == 10**31 - 1
+    assert props["below"]["minimum"] == -(10**20 - 1) and "maximum" not in props["below"]
+    assert props["name"]["maxLength"] == 8 and "maxLength" not in props["tag"]
+
+
+def test_instance_patterns_use_ecma_classes() -> None:
+    word = Annotated[str, Field(pattern=r"^\w+ \d$")]
+
+    @FEW
+    @given(instances(word))
+    def ascii_only(value: str) -> None:
+        assert value.isascii()
+
+    ascii_only()
+
+
+def test_instances_respect_max_string_length() -> None:
+    @FEW
+    @given(instances(dict[str, list[str]], max_string_length=3))
+    def short(value: dict[str, list[str]]) -> None:
+        assert all(len(k) <= 3 and all(len(s) <= 3 for s in v) for k, v in value.items())
+
+    short()
+
+
+def test_round_trip_of_a_raw_pattern_string() -> None:
+    code = Annotated[str, Field(pattern=r"^[a-z]{1,3}-[0-9]{2}$")]
+    assert_round_trip(code, max_examples=10, raw_pattern=True)
+    assert_samples_validate(code, max_examples=10, raw_pattern=True)
+    assert not accepts(Grammar.from_type(code, raw_pattern=True), '"ab-12"')
+
+
+def test_round_trip_with_max_string_length() -> None:
+    assert_round_trip(list[str], max_examples=15, max_string_length=4)
+
+
 def test_order_keys_follows_the_grammar_options() -> None:
     class Row(BaseModel):
         a: Optional[int] = None
@@ -187,7 +245,9 @@ def test_round_trip_failure_shows_instance_text_and_caret() -> None:
     report = str(info.value)
     assert "round trip of Flag failed" in report
     assert "instance: Flag(on=False)" in report
-    text_line, caret_line = [line for line in report.splitlines() if "on" in line or "^" in line][-2:]
+    lines = report.splitlines()
+    caret_line = next(line for line in lines if "^" in line)
+    text_line = lines[lines.index(caret_line) - 1]
     assert text_line.strip() == '{"on": false}'
     assert text_line[caret_line.index("^")] == "f"
     assert "offset 7" in caret_line
@@ -219,6 +279,16 @@ def test_round_trip_reports_json_that_does_not_validate_back() -> None:
         assert_round_trip(Small, grammar=r'root ::= "{\"n\": " [0-9]+ "}"', max_examples=5)
     assert "the JSON does not validate back" in str(info.value)
     assert "less than or equal to 9" in str(info.value)
+
+
+def test_examples_round_trip_reports_every_failing_example() -> None:
+    assert_examples_round_trip(Flag, Flag(on=True), {"on": False}, grammar=FLAG_GRAMMAR)
+    with pytest.raises(AssertionError) as info:
+        assert_examples_round_trip(Flag, {"on": False}, {"on": True}, Flag(on=False),
+                                   grammar=FLAG_TRUE_ONLY)
+    report = str(info.value)
+    assert report.startswith("2 of 3 examples failed")
+    assert report.count("instance: Flag(on=False)") == 2
 
 
 def test_grammar_and_converter_options_do_not_mix() -> None:
@@ -320,7 +390,9 @@ class Pick(BaseModel):
 
 
 def test_round_trip_tests_make_one_case_per_type_and_property(project: pytest.Pytester) -> None:
-    project.makepyfile(test_models=PLUGIN_MODELS + "\ntest_models = round_trip_tests(Flag, list[bool])\n")
+    project.makepyfile(
+        test_models=PLUGIN_MODELS + "\ntest_models = round_trip_tests(Flag, list[bool])\n"
+    )
     result = project.runpytest("-v", "-p", "no:cacheprovider", "--structgen-max-examples", "3")
     result.assert_outcomes(passed=4)
     result.stdout.fnmatch_lines([

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import enum
+from collections.abc import Callable
 from typing import Annotated, Literal, Optional
 
 from pydantic import BaseModel, Field
@@ -60,7 +61,9 @@ def test_ticket_with_refusal_branch() -> None:
     assert_round_trip(Ticket, refusal=True, max_examples=25)
 
 
-def test_ticket_with_fixture(structgen_round_trip, structgen_samples_validate) -> None:  # type: ignore[no-untyped-def]
+def test_ticket_with_fixture(
+    structgen_round_trip: Callable[..., None], structgen_samples_validate: Callable[..., None]
+) -> None:
     # The pytest plugin's fixtures honour --structgen-max-examples.
     structgen_round_trip(Ticket, key_order="required-first")
     structgen_samples_validate(Ticket, key_order="required-first")

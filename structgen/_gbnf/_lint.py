@@ -6,6 +6,7 @@ a stable ``code`` and a message. ``check_safe`` turns the fatal ones into a Gram
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from .._errors import GrammarError
@@ -275,8 +276,16 @@ def check(grammar: GbnfGrammar, root: str = "root") -> None:
 def check_safe(tree: GbnfGrammar | str, root: str = "root") -> GbnfGrammar:
     """Raise GrammarError for the first fatal problem (undefined rule, missing root, left
     recursion, empty loop, repetition beyond llama.cpp's limits); return the parsed grammar."""
-    grammar = tree if isinstance(tree, GbnfGrammar) else parse_gbnf(tree)
-    findings = _Linter(grammar, root).run(fatal_only=True)
+    if isinstance(tree, str):
+        return _check_text(tree, root)
+    findings = _Linter(tree, root).run(fatal_only=True)
     if findings:
-        raise _raise(grammar, findings[0])
-    return grammar
+        raise _raise(tree, findings[0])
+    return tree
+
+
+@functools.lru_cache(maxsize=128)
+def _check_text(text: str, root: str) -> GbnfGrammar:
+    # Grammar values check their text on construction, often the same text again; the
+    # parsed tree is immutable, so it can be shared (failures are not cached).
+    return check_safe(parse_gbnf(text), root)

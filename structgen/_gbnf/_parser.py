@@ -5,7 +5,7 @@ parse_rule / parse_alternates / parse_sequence / parse_space) so that its quirks
 newlines only end a rule outside parentheses and not right after ``|`` or ``::=``; a
 repetition operator needs a preceding item that emitted something (``""*`` is an error);
 ``{m,n}`` rejects m > 2000 and silently makes n > 2000 unbounded; and the count of rules a
-repetition would generate is limited (see ``_Parser._repeat``). One deliberate difference:
+repetition would generate is limited (see ``_Parser.repeat``). One deliberate difference:
 ``{m,n}`` with n < m is an error here, where llama.cpp loops forever.
 """
 
@@ -33,8 +33,14 @@ _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 # llama.cpp's parse_space: blanks and comments, and newlines where the context allows them.
 _SPACE = re.compile(r"(?:[ \t]+|#[^\r\n]*)*")
 _SPACE_OR_NEWLINE = re.compile(r"(?:[ \t\r\n]+|#[^\r\n]*)*")
-_PLAIN_STRING = re.compile(r'"([^"\\]*)"')
+# A string without hex escapes (the common case) is matched and unescaped in one go.
+_SIMPLE_STRING = re.compile(r'"((?:[^"\\]|\\[tnr\\"\[\]\-])*)"')
+_SIMPLE_ESCAPE = re.compile(r"\\(.)")
 _PLAIN_STRING_RUN = re.compile(r'[^"\\]+')
+
+
+def _unescape(match: re.Match[str]) -> str:
+    return _SIMPLE_ESCAPES[match.group(1)]
 
 
 def excerpt_at(text: str, line: int, column: int) -> str:
@@ -205,9 +211,11 @@ class _Parser:
                 items.append((ref, True, 1, at))
                 pos = space(text, name_match.end()).end()  # type: ignore[union-attr]
             elif ch == '"':
-                plain = _PLAIN_STRING.match(text, pos)
-                if plain is not None:  # the common case: no escapes
+                plain = _SIMPLE_STRING.match(text, pos)
+                if plain is not None:
                     literal = plain.group(1)
+                    if "\\" in literal:
+                        literal = _SIMPLE_ESCAPE.sub(_unescape, literal)
                     items.append((Literal(literal, at=at), bool(literal), 1, at))
                     pos = space(text, plain.end()).end()  # type: ignore[union-attr]
                     continue
@@ -248,7 +256,7 @@ class _Parser:
             elif ch in "*+?":
                 pos = self.skip_space(pos + 1, nested)
                 low, high = {"*": (0, None), "+": (1, None), "?": (0, 1)}[ch]
-                self.repeat(items, low, high, high, at, pos)
+                self.repeat(items, low, high, high, at)
             elif ch == "{":
                 pos = self.parse_braces(items, pos, at, nested)
             else:
@@ -320,12 +328,10 @@ class _Parser:
         if high is not None and high < low:
             raise self.error(f"repetition maximum {high} is below the minimum {low}", self.offset(at))
         effective = None if high is not None and high > MAX_REPETITION else high
-        self.repeat(items, low, high, effective, at, end)
+        self.repeat(items, low, high, effective, at)
         return end
 
-    def repeat(
-        self, items: list[_Item], low: int, high: int | None, effective_high: int | None, at: Span, pos: int
-    ) -> None:
+    def repeat(self, items: list[_Item], low: int, high: int | None, effective_high: int | None, at: Span) -> None:
         """Apply a repetition to the last item, with llama.cpp's checks."""
         if not items or not items[-1][1]:
             raise self.error("expecting an item before the repetition operator", self.offset(at))

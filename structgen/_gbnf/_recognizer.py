@@ -13,14 +13,17 @@ from __future__ import annotations
 import bisect
 from collections import defaultdict
 
+from .._errors import GrammarError
 from ._compile import CharRanges, compile_grammar
 from ._lint import check_safe
-from ._parser import parse_gbnf
 from ._tree import GbnfGrammar
 
 __all__ = ["Recognizer", "State", "forced_text"]
 
 FORCED_TEXT_LIMIT = 4096
+# Highly ambiguous grammars make the number of stacks grow exponentially with the text (in
+# llama.cpp as much as here); past this many in one state we stop with a clear error.
+MAX_STACKS = 200_000
 
 
 class State:
@@ -86,9 +89,9 @@ class Recognizer:
     Raises GrammarError for grammars llama.cpp cannot run (see ``check_safe``) and for
     token references (``<...>``), which only exist for a tokenizer vocabulary."""
 
-    def __init__(self, grammar: GbnfGrammar | str, root: str = "root") -> None:
-        tree = parse_gbnf(grammar) if isinstance(grammar, str) else grammar
-        check_safe(tree, root)
+    def __init__(self, grammar: GbnfGrammar | str, root: str = "root", *, max_stacks: int = MAX_STACKS) -> None:
+        tree = check_safe(grammar, root)
+        self.max_stacks = max_stacks
         flat = compile_grammar(tree, root)
         self.grammar = tree
         self.root = root
@@ -194,6 +197,11 @@ class Recognizer:
                 result.update(self._expand(base))
         if not result:
             return None
+        if len(result) > self.max_stacks:
+            raise GrammarError(
+                f"the grammar is too ambiguous here: {len(result)} simultaneous parse stacks "
+                f"(limit {self.max_stacks}); llama.cpp would stall on it as well"
+            )
         return self._intern(frozenset(result))
 
     def _intern(self, stacks: frozenset[int]) -> State:

@@ -16,7 +16,6 @@ from .._errors import GrammarError
 from ._analysis import contains_token, effective_max, reachable_rules
 from ._compile import ANY_CHAR, CharRanges
 from ._lint import check_safe
-from ._parser import parse_gbnf
 from ._tree import Alt, Any, CharClass, Expr, GbnfGrammar, Literal, Repeat, RuleRef, Seq, Token
 
 if TYPE_CHECKING:
@@ -63,8 +62,7 @@ class Sampler:
     """Random derivations of one grammar from one root (costs are computed once)."""
 
     def __init__(self, grammar: GbnfGrammar | str, root: str = "root") -> None:
-        tree = parse_gbnf(grammar) if isinstance(grammar, str) else grammar
-        check_safe(tree, root)
+        tree = check_safe(grammar, root)
         for name in reachable_rules(tree, root):
             token = contains_token(tree.rules[name])
             if token is not None:

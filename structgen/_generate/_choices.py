@@ -22,10 +22,20 @@ Path = tuple[str | None, ...]
 
 @dataclass(frozen=True)
 class Alternative:
-    """One spelling a value may start with. ``complete``: the whole value, not just its opening."""
+    """One spelling a value may start with. ``complete``: the whole value, not just its opening.
+
+    ``cues`` are natural-language openings that express the same intent (never emitted, only
+    scored): a small model that would say "I'm sorry" cannot say it under a JSON grammar, so
+    the refusal branch also counts the likelihood of its usual refusal phrases.
+    """
 
     text: str
     complete: bool
+    cues: tuple[str, ...] = ()
+
+
+#: How models usually begin a refusal (scored for the refusal branch, never emitted).
+REFUSAL_CUES = ("I'm sorry", "Sorry", "I cannot", "I can't", "I am unable", "Unfortunately")
 
 
 ChoiceTable = Mapping[Path, tuple[Alternative, ...]]
@@ -46,7 +56,7 @@ def choice_table(
     walker.collect(schema, (), found, depth=0)
     if refusal:
         root = walker.openers(schema, depth=0)
-        opener = Alternative("{" + json.dumps("refusal") + separators[1], False)
+        opener = Alternative("{" + json.dumps("refusal") + separators[1], False, REFUSAL_CUES)
         found[()] = _FREE if root is None else (*root, opener)
     table: dict[Path, tuple[Alternative, ...]] = {}
     for path, alts in found.items():
@@ -173,7 +183,8 @@ class JsonCursor:
 
     @property
     def value_path(self) -> Path | None:
-        """The path of the value that starts at the next character, or None."""
+        """The path of the value that may start at the next character (whitespace may still
+        come first), or None."""
         if not self._expect_value or self._in_string or self._in_scalar or self.done:
             return None
         return tuple(None if f[0] == "arr" else f[1] for f in self._frames)

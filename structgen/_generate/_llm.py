@@ -172,32 +172,35 @@ class LLM:
         system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
         temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
         seed: int | None = None, max_retries: int | None = None,
-    ) -> Iterator[T]: ...
+    ) -> Generator[T, None, None]: ...
     @overload
     def stream(
         self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["return"],
         system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
         temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
         seed: int | None = None, max_retries: int | None = None,
-    ) -> Iterator[T | Refusal]: ...
-    def stream(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Iterator[Any]:
+    ) -> Generator[T | Refusal, None, None]: ...
+    def stream(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Generator[Any, None, None]:
         """Yield partial values as top-level fields (or list items) complete, then the final
         validated value. Partial models hold only completed, individually validated fields
         (see ``model_fields_set``); a retry starts the partials over."""
         events = self._events(output_type, prompt, **kwargs)
         partial = PartialBuilder(output_type)
-        while True:
-            try:
-                event = next(events)
-            except StopIteration as stop:
-                yield stop.value.value
-                return
-            if event is None:  # a retry begins
-                partial = PartialBuilder(output_type)
-                continue
-            value = partial.update(event.text)
-            if value is not None:
-                yield value
+        try:
+            while True:
+                try:
+                    event = next(events)
+                except StopIteration as stop:
+                    yield stop.value.value
+                    return
+                if event is None:  # a retry begins
+                    partial = PartialBuilder(output_type)
+                    continue
+                value = partial.update(event.text)
+                if value is not None:
+                    yield value
+        finally:
+            events.close()  # a consumer that stops early frees the model at once
 
     # -- async ----------------------------------------------------------------------------
 

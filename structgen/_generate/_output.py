@@ -118,8 +118,9 @@ def spec_for(output_type: Any, options: OutputOptions | None = None) -> OutputSp
             return own  # type: ignore[no-any-return]
         options = OutputOptions()
     try:
-        # Options hold a mapping (refs), so they are keyed by their (deterministic) repr.
-        key: Any = (output_type, repr(options))
+        # Options hold a mapping (refs), so they are keyed by their (deterministic) repr;
+        # the type's repr keeps Union[A, B] and Union[B, A] (equal, but ordered) apart.
+        key: Any = (output_type, repr(output_type), repr(options))
         hash(key)
     except TypeError:
         return OutputSpec(output_type, options)

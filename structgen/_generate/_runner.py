@@ -75,8 +75,9 @@ class ModelRunner:
         self.decode(prompt[common:])
         return common
 
-    def decode(self, tokens: list[int], *, all_logits: bool = False) -> None:
-        """Evaluate ``tokens`` after the cached ones; logits for the last (or all) of them."""
+    def decode(self, tokens: list[int], *, all_logits: bool = False, last_rows: int = 1) -> None:
+        """Evaluate ``tokens`` after the cached ones; logits for the last ``last_rows`` of them
+        (or all). Row ``i`` of :meth:`logits` belongs to ``tokens[i]``."""
         if not tokens:
             return
         if len(self.tokens) + len(tokens) > self.n_ctx:
@@ -92,7 +93,7 @@ class ModelRunner:
                 batch.pos[i] = pos0 + i
                 batch.n_seq_id[i] = 1
                 batch.seq_id[i][0] = 0
-                batch.logits[i] = last_chunk and (all_logits or i == len(chunk) - 1)
+                batch.logits[i] = last_chunk and (all_logits or i >= len(chunk) - last_rows)
             batch.n_tokens = len(chunk)
             status = lib.llama_decode(self.ctx, batch)
             if status != 0:

@@ -42,9 +42,22 @@ class VocabTables:
         self.byte_tokens = byte_tokens
         self._prefixes = prefixes
         self.ids: npt.NDArray[np.intc] = np.arange(self.n_vocab, dtype=np.intc)
+        self._extensions: dict[int, npt.NDArray[np.intc]] = {}
 
     def extendable(self, token: int) -> bool:
         return self.pieces[token] in self._prefixes
+
+    def extensions(self, token: int) -> npt.NDArray[np.intc]:
+        """Ids of the tokens whose text strictly extends ``token``'s text (cached per token)."""
+        found = self._extensions.get(token)
+        if found is None:
+            piece = self.pieces[token]
+            found = np.array(
+                [t for t, p in enumerate(self.pieces) if len(p) > len(piece) and p.startswith(piece)],
+                dtype=np.intc,
+            )
+            self._extensions[token] = found
+        return found
 
     def tokenize(self, text: str, *, add_special: bool = False, parse_special: bool = False) -> list[int]:
         lib = self.lib

@@ -9,38 +9,25 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ._complement import complement_atom
 from ._ir import (
-    ANY, IR, NOTHING, ArrAtom, Atom, BoolAtom, ConstAtom, Contains, KeyCond, NullAtom, NumAtom,
-    ObjAtom, RefAtom, StrAtom, json_type,
+    ANY, IR, NOTHING, ArrAtom, Atom, BoolAtom, ConstAtom, Irreducible, KeyCond, NumAtom, ObjAtom,
+    RefAtom, StrAtom, atom_type, is_finite,
 )
 from ._strings import StringSpec
+
+__all__ = ["Algebra", "Irreducible", "array_nonempty", "is_finite", "num_empty",
+           "object_nonempty"]
 
 if TYPE_CHECKING:
     from ._normalize import Normalizer
 
+_FULL = frozenset(ANY)
+
 #: A union larger than this is not worth a grammar (intersections multiply unions).
 MAX_ATOMS = 256
-
-
-class Irreducible(Exception):
-    """The exact result is not expressible in the IR."""
-
-
-_TYPE_OF: dict[type, str] = {NullAtom: "null", BoolAtom: "boolean", NumAtom: "number",
-                             StrAtom: "string", ArrAtom: "array", ObjAtom: "object"}
-
-
-def atom_type(atom: Atom) -> str:
-    if isinstance(atom, ConstAtom):
-        t = json_type(atom.value)
-        return "number" if t == "integer" else t
-    return _TYPE_OF[type(atom)]
-
-
-def is_finite(ir: IR) -> bool:
-    return all(isinstance(a, ConstAtom) for a in ir)
 
 
 def _lcm(a: Decimal, b: Decimal) -> Decimal:
@@ -58,6 +45,16 @@ def _tighter(a: tuple[Decimal, bool] | None, b: tuple[Decimal, bool] | None,
         return (a[0], a[1] or b[1])
     pick_a = a[0] > b[0] if lower else a[0] < b[0]
     return a if pick_a else b
+
+
+def _annotated(atom: Atom) -> bool:
+    """Whether an atom records evaluated items/properties (for unevaluated*): such an atom is
+    not redundant beside an unconstrained one, because it evaluates more."""
+    if isinstance(atom, ArrAtom):
+        return bool(atom.seen_prefix or atom.seen_all or atom.seen_contains)
+    if isinstance(atom, ObjAtom):
+        return bool(atom.seen or atom.seen_patterns or atom.seen_all)
+    return False
 
 
 def num_empty(atom: NumAtom) -> bool:
@@ -79,34 +76,36 @@ class Algebra:
     # ---------------------------------------------------------------- union clean-up
     def simplify(self, ir: IR) -> IR:
         """Drop duplicates and atoms covered by an unconstrained atom of the same type."""
-        full = {atom_type(a) for a in ir if a in ANY}
-        out: list[Atom] = []
+        if len(ir) <= 1:
+            return ir
+        full = {atom_type(a) for a in ir if a in _FULL}
+        out: dict[Atom, None] = {}
         for atom in ir:
-            if atom in out:
+            if full and not isinstance(atom, RefAtom) and atom_type(atom) in full \
+                    and atom not in _FULL and not _annotated(atom):
                 continue
-            if not isinstance(atom, RefAtom) and atom_type(atom) in full and atom not in ANY:
-                continue
-            out.append(atom)
+            out[atom] = None
         if len(out) > MAX_ATOMS:
             raise Irreducible(f"more than {MAX_ATOMS} alternatives")
         return tuple(out)
 
     # ---------------------------------------------------------------- intersection
     def intersect(self, a: IR, b: IR, nested: bool = False) -> IR:
-        if a == ANY or a == b:
+        if a is b or a == ANY:
             return b
         if b == ANY:
             return a
         if not a or not b:
             return NOTHING
+        if (is_finite(a) or is_finite(b)) and not self.ctx.busy(a + b):
+            # A filter; the validator reads references (and lazy negations) itself.
+            finite, other = (a, b) if is_finite(a) else (b, a)
+            return tuple(c for c in finite if self.ctx.accepts(other, c.value))  # type: ignore[union-attr]
         refs = any(isinstance(x, RefAtom) for x in a + b)
-        if refs and nested:
+        if refs and (nested or self.ctx.busy(a + b)):
             return (self.ctx.synthetic("and", (a, b)),)
         if refs:
             a, b = self.ctx.expand_all(a), self.ctx.expand_all(b)
-        if is_finite(a) or is_finite(b):
-            finite, other = (a, b) if is_finite(a) else (b, a)
-            return tuple(c for c in finite if self.ctx.accepts(other, c.value))  # type: ignore[union-attr]
         out: list[Atom] = []
         for x in a:
             for y in b:
@@ -149,8 +148,13 @@ class Algebra:
     def _numbers(self, x: NumAtom, y: NumAtom) -> NumAtom | None:
         mult = x.multiple_of if y.multiple_of is None else (
             y.multiple_of if x.multiple_of is None else _lcm(x.multiple_of, y.multiple_of))
+        integer, fraction = x.integer or y.integer, x.fraction or y.fraction
+        if integer and fraction:
+            return None
         atom = NumAtom(_tighter(x.lower, y.lower, True), _tighter(x.upper, y.upper, False), mult,
-                       x.integer or y.integer)
+                       integer,
+                       (x.float_integers or not x.integer) and (y.float_integers or not y.integer),
+                       fraction)
         return None if num_empty(atom) else atom
 
     def _strings(self, x: StringSpec, y: StringSpec) -> StrAtom | None:
@@ -188,7 +192,9 @@ class Algebra:
         maxes = [m for m in (x.max_items, y.max_items) if m is not None]
         atom = ArrAtom(tuple(prefix), None if items == ANY else items,
                        max(x.min_items, y.min_items), min(maxes) if maxes else None,
-                       x.contains + y.contains, x.unique or y.unique)
+                       x.contains + y.contains, x.unique or y.unique,
+                       max(x.seen_prefix, y.seen_prefix), x.seen_all or y.seen_all,
+                       x.seen_contains + y.seen_contains)
         return array_nonempty(atom)
 
     def value_for_key(self, atom: ObjAtom, key: str) -> IR:
@@ -217,127 +223,56 @@ class Algebra:
         else:
             key_names = self.intersect(x.names, y.names)
         atom = ObjAtom(props, x.required | y.required, x.extras + y.extras, key_names,
-                       max(x.min_props, y.min_props), min(maxes) if maxes else None)
+                       max(x.min_props, y.min_props), min(maxes) if maxes else None,
+                       x.seen | y.seen, tuple(dict.fromkeys(x.seen_patterns + y.seen_patterns)),
+                       x.seen_all or y.seen_all, x.modeled or y.modeled)
         return object_nonempty(atom)
 
     # ---------------------------------------------------------------- complement
     def complement(self, ir: IR, nested: bool = False) -> IR:
+        if len(ir) == 1 and isinstance(ir[0], RefAtom):
+            negated = self.ctx.negation_of(ir[0].key)
+            if negated is not None:
+                return negated
         if any(isinstance(a, RefAtom) for a in ir):
-            if nested:
+            if nested or self.ctx.busy(ir):
                 return (self.ctx.synthetic("not", (ir,)),)
             ir = self.ctx.expand_all(ir)
         result = ANY
         for atom in ir:
-            result = self.intersect(result, self._complement_atom(atom))
+            result = self.intersect(result, complement_atom(self, atom, None))
             if not result:
                 break
         return result
 
-    def _others(self, kind: str) -> list[Atom]:
-        return [a for a in ANY if atom_type(a) != kind]
-
-    def _complement_atom(self, atom: Atom) -> IR:
-        kind = atom_type(atom)
-        pieces: list[Atom] = self._others(kind)
-        if isinstance(atom, ConstAtom):
-            pieces += self._not_value(atom.value)
-        elif isinstance(atom, BoolAtom):
-            rest = frozenset({True, False}) - atom.values
-            pieces += [BoolAtom(rest)] if rest else []
-        elif isinstance(atom, NumAtom):
-            pieces += self._not_number(atom)
-        elif isinstance(atom, StrAtom):
-            pieces += self._not_string(atom.spec)
-        elif isinstance(atom, ArrAtom):
-            pieces += self._not_array(atom)
-        elif isinstance(atom, ObjAtom):
-            pieces += self._not_object(atom)
-        return self.simplify(tuple(pieces))
-
-    def _not_value(self, value: Any) -> list[Atom]:
-        kind = json_type(value)
-        if kind == "null":
-            return []
-        if kind == "boolean":
-            return [BoolAtom(frozenset({not value}))]
-        if kind in ("integer", "number"):
-            d = Decimal(value) if isinstance(value, int) else Decimal(repr(value))
-            return [NumAtom(upper=(d, True)), NumAtom(lower=(d, True))]
-        if kind == "string":
-            return [StrAtom(StringSpec(exclude=frozenset({value})))]
-        if kind == "array" and not value:
-            return [ArrAtom(min_items=1)]
-        if kind == "object" and not value:
-            return [ObjAtom(min_props=1)]
-        raise Irreducible(f"the complement of the {kind} value {value!r}")
-
-    def _not_number(self, atom: NumAtom) -> list[Atom]:
-        if atom.multiple_of is not None or atom.integer:
-            raise Irreducible("the complement of integer or multipleOf constraints")
+    def difference(self, x: IR, y: IR, nested: bool = False) -> IR:
+        """x ∩ ¬y, exact in more cases than ``intersect(x, complement(y))``: the complement of
+        an object atom is taken relative to each closed object of ``x``."""
+        if len(y) == 1 and isinstance(y[0], RefAtom):
+            negated = self.ctx.negation_of(y[0].key)
+            if negated is not None:  # x ∩ ¬¬z = x ∩ z
+                return self.intersect(x, negated, nested)
+        if any(isinstance(a, RefAtom) for a in x + y):
+            if nested or self.ctx.busy(x + y):
+                return (self.ctx.synthetic("diff", (x, y)),)
+            x, y = self.ctx.expand_all(x), self.ctx.expand_all(y)
+        if is_finite(x):
+            return tuple(c for c in x if not self.ctx.accepts(y, c.value))  # type: ignore[union-attr]
         out: list[Atom] = []
-        if atom.lower is not None:
-            out.append(NumAtom(upper=(atom.lower[0], not atom.lower[1])))
-        if atom.upper is not None:
-            out.append(NumAtom(lower=(atom.upper[0], not atom.upper[1])))
-        return out
-
-    def _not_string(self, spec: StringSpec) -> list[Atom]:
-        if spec.formats:
-            raise Irreducible("the complement of a format")
-        out = [StrAtom(StringSpec(not_patterns=(p,))) for p in spec.patterns]
-        out += [StrAtom(StringSpec(patterns=(p,))) for p in spec.not_patterns]
-        if spec.min_length > 0:
-            out.append(StrAtom(StringSpec(max_length=spec.min_length - 1)))
-        if spec.max_length is not None:
-            out.append(StrAtom(StringSpec(min_length=spec.max_length + 1)))
-        if spec.exclude:
-            out.append(StrAtom(StringSpec(only=spec.exclude)))
-        if spec.only is not None:
-            out.append(StrAtom(StringSpec(exclude=spec.only)))
-        return out
-
-    def _not_array(self, atom: ArrAtom) -> list[Atom]:
-        if atom.unique:
-            raise Irreducible("the complement of uniqueItems")
-        out: list[Atom] = []
-        if atom.min_items > 0:
-            out.append(ArrAtom(max_items=atom.min_items - 1))
-        if atom.max_items is not None:
-            out.append(ArrAtom(min_items=atom.max_items + 1))
-        for i, ir in enumerate(atom.prefix):
-            if ir != ANY:
-                prefix = (ANY,) * i + (self.complement(ir, nested=True),)
-                out.append(ArrAtom(prefix=prefix, min_items=i + 1))
-        if atom.items is not None and atom.items != ANY:
-            if atom.prefix:
-                raise Irreducible("the complement of items after prefixItems")
-            out.append(ArrAtom(contains=(Contains(self.complement(atom.items, nested=True)),)))
-        for c in atom.contains:
-            if c.maximum is not None or c.minimum > 1 or atom.prefix:
-                raise Irreducible("the complement of minContains/maxContains")
-            if c.minimum == 1:
-                out.append(ArrAtom(items=self.complement(c.ir, nested=True)))
-        return out
-
-    def _not_object(self, atom: ObjAtom) -> list[Atom]:
-        if atom.names is not None and atom.names != ANY:
-            raise Irreducible("the complement of propertyNames")
-        out: list[Atom] = []
-        for key in sorted(atom.required):
-            out.append(ObjAtom(props=((key, NOTHING),)))
-        for key, ir in atom.props:
-            if ir != ANY:
-                out.append(ObjAtom(props=((key, self.complement(ir, nested=True)),),
-                                   required=frozenset({key})))
-        for _cond, ir in atom.extras:
-            if ir != ANY:
-                raise Irreducible("the complement of additionalProperties or patternProperties")
-        if atom.min_props > 0:
-            out.append(ObjAtom(max_props=atom.min_props - 1))
-        if atom.max_props is not None:
-            out.append(ObjAtom(min_props=atom.max_props + 1))
-        return out
-
+        for atom in x:
+            if isinstance(atom, ConstAtom):
+                if not self.ctx.accepts(y, atom.value):
+                    out.append(atom)
+                continue
+            part: IR = (atom,)
+            for other in y:
+                # An atom of another type removes nothing from this one.
+                if isinstance(other, ConstAtom) or atom_type(other) == atom_type(atom):
+                    part = self.intersect(part, complement_atom(self, other, atom))
+                if not part:
+                    break
+            out.extend(part)
+        return self.simplify(tuple(out))
 
 def array_nonempty(atom: ArrAtom) -> ArrAtom | None:
     """``atom`` with impossible positions cut off, or None when no array fits."""

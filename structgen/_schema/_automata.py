@@ -20,13 +20,19 @@ from ._rules import RuleSet
 
 #: Above this many states a construction gives up with UnsupportedSchemaError.
 MAX_STATES = 20_000
+#: Length-bounded products get a smaller budget: each state becomes a grammar rule.
+MAX_PRODUCT_STATES = 8_000
 _MAX_NFA_STATES = 60_000
 #: Chains of single-entry states are inlined into their parent rule up to this depth.
 _INLINE_DEPTH = 24
 
 
 class TooLarge(Exception):
-    """An automaton outgrew MAX_STATES; callers turn it into UnsupportedSchemaError."""
+    """An automaton outgrew its state budget; callers turn it into UnsupportedSchemaError."""
+
+    def __init__(self, limit: int = MAX_STATES) -> None:
+        super().__init__(limit)
+        self.limit = limit
 
 
 def minterms(labels: Iterable[CharSet]) -> tuple[list[CharSet], dict[CharSet, list[int]]]:
@@ -46,8 +52,8 @@ def minterms(labels: Iterable[CharSet]) -> tuple[list[CharSet], dict[CharSet, li
                 members[k].append(li)
                 k += 1
     by_signature: dict[tuple[int, ...], list[tuple[int, int]]] = {}
-    for k, sig in enumerate(members):
-        by_signature.setdefault(tuple(sig), []).append((bounds[k], bounds[k + 1] - 1))
+    for k, member_of in enumerate(members):
+        by_signature.setdefault(tuple(member_of), []).append((bounds[k], bounds[k + 1] - 1))
     parts: list[CharSet] = []
     of_label: dict[CharSet, list[int]] = {cs: [] for cs in distinct}
     for sig, ranges in by_signature.items():
@@ -106,7 +112,7 @@ class DFA:
                         dist[t] = dist[s] + 1
                         nxt.append(t)
             frontier = nxt
-        shortest = min(dist[s] for s in range(n) if self.accepting[s])
+        shortest = min(dist[s] for s in range(n) if self.accepting[s] and dist[s] >= 0)
         longest: dict[int, int] = {}
         on_path: set[int] = set()
 
@@ -287,6 +293,28 @@ def finite_dfa(values: Iterable[str]) -> DFA:
     return minimize(DFA(parts, delta, accepting))
 
 
+def exclusion_dfa(values: Iterable[str]) -> DFA:
+    """Every string except ``values``: their trie, where leaving the trie leads to a state that
+    accepts everything. Built directly, without minimisation (it is small and almost minimal)."""
+    words = sorted(set(values))
+    parts, of_label = minterms(CharSet.of((ord(c), ord(c))) for w in words for c in w)
+    symbol = {cs.ranges[0][0]: idx[0] for cs, idx in of_label.items()}
+    free = 1  # state 0 is the root of the trie
+    delta: list[list[int]] = [[free] * len(parts), [free] * len(parts)]
+    accepting = [True, True]
+    for word in words:
+        state = 0
+        for ch in word:
+            a = symbol[ord(ch)]
+            if delta[state][a] == free:
+                delta.append([free] * len(parts))
+                accepting.append(True)
+                delta[state][a] = len(delta) - 1
+            state = delta[state][a]
+        accepting[state] = False
+    return DFA(parts, delta, accepting)
+
+
 def length_dfa(min_length: int, max_length: int | None) -> DFA:
     """Strings of ``min_length`` to ``max_length`` code points."""
     top = max_length if max_length is not None else min_length
@@ -295,10 +323,6 @@ def length_dfa(min_length: int, max_length: int | None) -> DFA:
     delta = [[i + 1] for i in range(top)] + [[top if max_length is None else -1]]
     accepting = [i >= min_length for i in range(top + 1)]
     return DFA([UNIVERSE], delta, accepting)
-
-
-def universe_dfa() -> DFA:
-    return DFA([UNIVERSE], [[0]], [True])
 
 
 # --- operations -----------------------------------------------------------------------------
@@ -340,12 +364,72 @@ def intersect(first: DFA, second: DFA) -> DFA:
     return minimize(DFA(alphabet, delta, accepting))
 
 
+def limit_length(dfa: DFA, min_length: int, max_length: int | None) -> DFA:
+    """``dfa`` restricted to strings of ``min_length`` to ``max_length`` code points.
+
+    The product with a counter, built directly: the counter saturates at ``min_length`` when
+    there is no maximum, and pairs that cannot reach acceptance within the maximum are pruned.
+    """
+    reverse: list[list[int]] = [[] for _ in dfa.delta]
+    for s, row in enumerate(dfa.delta):
+        for t in set(row):
+            if t >= 0:
+                reverse[t].append(s)
+    far = len(dfa.delta) + 1
+    to_accept = [0 if acc else far for acc in dfa.accepting]
+    frontier = [s for s, acc in enumerate(dfa.accepting) if acc]
+    while frontier:
+        nxt = []
+        for t in frontier:
+            for s in reverse[t]:
+                if to_accept[s] == far:
+                    to_accept[s] = to_accept[t] + 1
+                    nxt.append(s)
+        frontier = nxt
+    index = {(0, 0): 0}
+    order = [(0, 0)]
+    delta: list[list[int]] = []
+    for s, c in order:
+        row = []
+        nc = c + 1 if max_length is not None else min(c + 1, min_length)
+        for t in dfa.delta[s]:
+            if t < 0 or (max_length is not None and nc + to_accept[t] > max_length):
+                row.append(-1)
+                continue
+            if (t, nc) not in index:
+                if len(order) >= MAX_PRODUCT_STATES:
+                    raise TooLarge(MAX_PRODUCT_STATES)
+                index[(t, nc)] = len(order)
+                order.append((t, nc))
+            row.append(index[(t, nc)])
+        delta.append(row)
+    accepting = [dfa.accepting[s] and c >= min_length for s, c in order]
+    return minimize(DFA(list(dfa.alphabet), delta, accepting))
+
+
 def complement(dfa: DFA) -> DFA:
     """Every string over all code points that ``dfa`` rejects."""
     sink = len(dfa.delta)
     delta = [[t if t >= 0 else sink for t in row] for row in dfa.delta] + [[sink] * len(dfa.alphabet)]
     accepting = [not a for a in dfa.accepting] + [True]
-    return minimize(DFA(list(dfa.alphabet), delta, accepting))
+    # The complement of a minimal DFA, completed with its sink, is minimal: trimming suffices.
+    return _trim(DFA(list(dfa.alphabet), delta, accepting))
+
+
+def _trim(dfa: DFA) -> DFA:
+    """Drop states that are unreachable or cannot reach acceptance (renumbered breadth-first)."""
+    live = _coreachable(dfa)
+    if 0 not in live:
+        return DFA(list(dfa.alphabet), [[-1] * len(dfa.alphabet)], [False])
+    number = {0: 0}
+    order = [0]
+    for s in order:
+        for t in dfa.delta[s]:
+            if t >= 0 and t in live and t not in number:
+                number[t] = len(order)
+                order.append(t)
+    rows = [[number[t] if t >= 0 and t in live else -1 for t in dfa.delta[s]] for s in order]
+    return DFA(list(dfa.alphabet), rows, [dfa.accepting[s] for s in order])
 
 
 def minimize(dfa: DFA) -> DFA:
@@ -432,9 +516,9 @@ def _merge_symbols(alphabet: Sequence[CharSet], rows: list[list[int]], accepting
     return DFA(new_alphabet, new_rows, accepting)
 
 
-def too_large(keyword: str, pointer: str, what: str) -> UnsupportedSchemaError:
+def too_large(keyword: str, pointer: str, what: str, limit: int = MAX_STATES) -> UnsupportedSchemaError:
     return UnsupportedSchemaError(
-        f"{what} needs an automaton of more than {MAX_STATES} states", pointer=pointer, keyword=keyword
+        f"{what} needs an automaton of more than {limit} states", pointer=pointer, keyword=keyword
     )
 
 
@@ -452,14 +536,20 @@ def emit_dfa(
     if dfa.is_empty():
         return None
     n = len(dfa.delta)
-    edges: list[list[tuple[CharSet, int]]] = []
+    edges: list[list[tuple[str, int]]] = []
     indegree = [0] * n
+    labels: dict[tuple[int, ...], str] = {}
     for row in dfa.delta:
         targets: dict[int, list[int]] = {}
         for a, t in enumerate(row):
             if t >= 0:
                 targets.setdefault(t, []).append(a)
-        out = [(CharSet.from_ranges(r for a in syms for r in dfa.alphabet[a].ranges), t) for t, syms in targets.items()]
+        out = []
+        for t, syms in targets.items():
+            key = tuple(syms)
+            if key not in labels:
+                labels[key] = char_ref(CharSet.from_ranges(r for a in syms for r in dfa.alphabet[a].ranges))
+            out.append((labels[key], t))
         edges.append(out)
         for _, t in out:
             indegree[t] += 1
@@ -470,8 +560,7 @@ def emit_dfa(
 
     def alternatives(s: int, depth: int) -> list[str]:
         alts = [final] if dfa.accepting[s] else []
-        for cs, t in edges[s]:
-            head = char_ref(cs)
+        for head, t in edges[s]:
             if is_rule(t) or depth >= _INLINE_DEPTH:
                 alts.append(f"{head} {ref(t)}")
                 continue

@@ -259,13 +259,9 @@ def _surrogate_pairs(astral: CharSet) -> list[tuple[tuple[Range, ...], tuple[Ran
             by_low.setdefault(((0xDC00, 0xDFFF),), []).append((ha + 1, hb - 1))
         by_low.setdefault(((0xDC00, lb),), []).append((hb, hb))
     merged: dict[tuple[Range, ...], list[Range]] = {}
-    for low, highs in by_low.items():
-        merged.setdefault(tuple(sorted(set(highs))), []).extend(low)
-    out = []
-    for highs, lows in merged.items():
-        high_ranges = _merge_plain(highs)
-        out.append((high_ranges, _merge_plain(lows)))
-    return out
+    for low, high_list in by_low.items():
+        merged.setdefault(tuple(sorted(set(high_list))), []).extend(low)
+    return [(_merge_plain(highs), _merge_plain(lows)) for highs, lows in merged.items()]
 
 
 def _merge_plain(ranges: Iterable[Range]) -> tuple[Range, ...]:
@@ -292,15 +288,14 @@ def json_char_body(cs: CharSet) -> str:
         escaped.append(gbnf_literal(short[0]))
     elif short:
         escaped.append("[" + "".join("\\" + c if c in '"\\' else c for c in short) + "]")
-    after_u = []
-    bmp = cs & _BMP
-    if bmp:
-        after_u.append(hex_expr(bmp.ranges, 4))
-    for highs, lows in _surrogate_pairs(cs & _ASTRAL):
-        high, low = hex_expr(highs, 4), hex_expr(lows, 4)
-        high = f"({high})" if " | " in high else high
-        low = f"({low})" if " | " in low else low
-        after_u.append(f'{high} "\\\\u" {low}')
+    if cs & _ABOVE_LATIN1 == _ABOVE_LATIN1:
+        # Sets that differ only in U+0000..U+00FF (every "any character but ..." set) share the
+        # spelling of everything above in one rule.
+        latin1 = cs & _LATIN1
+        after_u = [f'"00" {_group(hex_expr(latin1.ranges, 2))}'] if latin1 else []
+        after_u.append(U_ABOVE_LATIN1)
+    else:
+        after_u = _after_u(cs)
     if after_u:
         inner = " | ".join(after_u)
         escaped.append(f'"u" ({inner})' if len(after_u) > 1 or " | " in inner else f'"u" {inner}')
@@ -310,6 +305,28 @@ def json_char_body(cs: CharSet) -> str:
     return " | ".join(alts)
 
 
+def _group(expr: str) -> str:
+    return f"({expr})" if " | " in expr else expr
+
+
+def _after_u(cs: CharSet) -> list[str]:
+    """Alternatives for what follows ``\\u``: four hex digits, or a surrogate pair."""
+    after_u = []
+    bmp = cs & _BMP
+    if bmp:
+        after_u.append(hex_expr(bmp.ranges, 4))
+    for highs, lows in _surrogate_pairs(cs & _ASTRAL):
+        after_u.append(f'{_group(hex_expr(highs, 4))} "\\\\u" {_group(hex_expr(lows, 4))}')
+    return after_u
+
+
+#: Rule name (fixed, shared by every set) for the \u spellings of U+0100..U+10FFFF.
+U_ABOVE_LATIN1 = "char-u-above-latin1"
+_LATIN1 = CharSet.of((0, 0xFF))
+_ABOVE_LATIN1 = CharSet.of((0x100, MAX_CODE_POINT))
+
+
+@lru_cache(maxsize=256)
 def _single_char_expr(cp: int) -> str:
     """Inline expression for one printable ASCII character: raw or ``\\u00XX``."""
     hi, lo = divmod(cp, 16)
@@ -330,7 +347,15 @@ def json_char_ref(rules: RuleSet, cs: CharSet) -> str:
     cp = cs.single()
     if cp is not None and 0x20 <= cp < 0x7F and cp not in (0x22, 0x2F, 0x5C):
         return _single_char_expr(cp)
-    return rules.add(_hint(cs), json_char_body(cs))
+    body = json_char_body(cs)
+    if U_ABOVE_LATIN1 in body:
+        rules.add_named(U_ABOVE_LATIN1, _above_latin1_body())
+    return rules.add(_hint(cs), body)
+
+
+@lru_cache(maxsize=1)
+def _above_latin1_body() -> str:
+    return " | ".join(_after_u(_ABOVE_LATIN1))
 
 
 def raw_char_ref(cs: CharSet) -> str:

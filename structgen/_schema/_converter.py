@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -25,9 +24,8 @@ def _load(schema: Any) -> Any:
             return json.loads(schema)
         except ValueError as exc:
             raise SchemaError(f"the schema is not valid JSON: {exc}") from exc
-    if isinstance(schema, bool) or isinstance(schema, dict):
-        # A private deep copy: nothing below may touch the caller's dictionaries.
-        return copy.deepcopy(schema)
+    if isinstance(schema, (bool, dict)):
+        return schema  # only ever read: the conversion never writes into schema documents
     raise TypeError(f"a JSON Schema must be a dict, a bool or a JSON string, not "
                     f"{type(schema).__name__}")
 
@@ -37,10 +35,9 @@ def convert(schema: Any, options: GrammarOptions) -> str:
     document = _load(schema)
     if not isinstance(document, (dict, bool)):
         raise SchemaError("a JSON Schema must be an object or a boolean")
-    refs = {uri: copy.deepcopy(doc) for uri, doc in options.refs.items()}
-    resolver = Resolver(document, refs, options.allow_fetch)
+    resolver = Resolver(document, options.refs, options.allow_fetch)
     norm = Normalizer(options, resolver)
-    ir = norm.schema(document, resolver.root_base, "#")
+    ir = norm.value_schema(document, resolver.root_base, "#")
     emitter = Emitter(norm, options)
     emitter.rules.reserve("root")
     if options.raw_pattern and len(ir) == 1 and isinstance(ir[0], StrAtom):
@@ -92,6 +89,7 @@ def json_schema_to_gbnf(
     key_order: str = "declared",
     additional_properties: bool | None = None,
     max_string_length: int | None = None,
+    integer_zero_fraction: bool = True,
 ) -> str:
     """Convert a JSON Schema (dict, bool or JSON text) to GBNF whose root rule is ``root``."""
     if not isinstance(schema, (dict, str, bool)):
@@ -102,5 +100,5 @@ def json_schema_to_gbnf(
         whitespace=whitespace,  # type: ignore[arg-type]
         strict=strict, dotall=dotall, raw_pattern=raw_pattern, refs=dict(refs or {}),
         allow_fetch=allow_fetch, refusal=refusal, additional_properties=additional_properties,
-        max_string_length=max_string_length)
+        max_string_length=max_string_length, integer_zero_fraction=integer_zero_fraction)
     return convert(schema, options)

@@ -6,8 +6,10 @@ dispatcher, literal values, primitive types, references and the whitespace token
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -20,6 +22,10 @@ from ._numbers import integer_bounds, integer_rule, number_rule
 from ._options import FLEXIBLE_WHITESPACE_LIMIT, SEPARATORS, GrammarOptions
 from ._rules import RuleSet
 from ._strings import StringSpec, json_string_rule
+
+
+#: Constant objects with at most this many keys are accepted in every key order.
+MAX_PERMUTED_KEYS = 4
 
 
 def gbnf_literal(text: str) -> str:
@@ -133,13 +139,13 @@ class Emitter:
         if not ir:
             self._ref_state[key] = "done"
             return None
-        hint = _ref_hint(key)
+        hint = _ref_hint(self.norm.hints.get(key, key))
         if len(ir) == 1 and isinstance(ir[0], RefAtom):
-            self._ref_state[key] = "busy"
+            # A pure alias: share the target's rule (cycles of aliases are caught by ``head``).
             target = self.ref_rule(ir[0].key, head | {key})
-            self._ref_state[key] = "done"
             if target is not None:
                 self._ref_names[key] = target
+            self._ref_state[key] = "done"
             return target
         name = self.rules.reserve(hint)
         self._ref_names[key] = name
@@ -188,6 +194,8 @@ class Emitter:
                                 dotall=self.options.dotall, raw=raw)
 
     def number(self, atom: NumAtom, hint: str, pointer: str) -> str | None:
+        if atom.fraction:
+            return self.fraction_number(atom, hint, pointer)
         lo = atom.lower[0] if atom.lower and not atom.lower[1] else None
         ex_lo = atom.lower[0] if atom.lower and atom.lower[1] else None
         hi = atom.upper[0] if atom.upper and not atom.upper[1] else None
@@ -199,10 +207,23 @@ class Emitter:
                 step = _lcm_with_one(atom.multiple_of)
                 multiple = int(step)
             return integer_rule(self.rules, minimum=low, maximum=high, multiple_of=multiple,
-                                hint=hint, pointer=pointer, allow_zero_fraction=True)
+                                hint=hint, pointer=pointer,
+                                allow_zero_fraction=atom.float_integers
+                                and self.options.integer_zero_fraction)
         return number_rule(self.rules, minimum=lo, exclusive_minimum=ex_lo, maximum=hi,
                            exclusive_maximum=ex_hi, multiple_of=atom.multiple_of,
                            integer=False, hint=hint, pointer=pointer)
+
+    def fraction_number(self, atom: NumAtom, hint: str, pointer: str) -> str | None:
+        """Numbers that are not integers (what ``not: {type: integer}`` leaves): a fraction with
+        a nonzero digit, or a normalized mantissa with a negative exponent (what ``json.dumps``
+        writes below 1e-4); bounds on such numbers are not supported."""
+        if atom.lower is not None or atom.upper is not None or atom.multiple_of is not None:
+            self.norm.unsupported(pointer, "not", "bounds on numbers that must not be integers")
+            return None
+        body = ('"-"? ("0" | [1-9] [0-9]{0,19}) "." [0-9]{0,19} [1-9] [0-9]{0,19} '
+                '| "-"? [1-9] ("." [0-9]{1,19})? [eE] "-" [0-9]{1,3}')
+        return self.rules.add(f"{hint}-fraction", body)
 
     def literal(self, value: Any, hint: str) -> str:
         """The JSON spellings of exactly ``value`` in the current whitespace mode."""
@@ -220,8 +241,11 @@ class Emitter:
         if isinstance(value, dict):
             pairs = [seq(self.literal(k, hint), self.colon, self.literal(v, hint))
                      for k, v in value.items()]
-            content = f" {self.sep} ".join(pairs) if pairs else None
-            return self.rules.add(hint, self.container(self.open_obj, content, '"}"', False))
+            # Key order does not change an object: small ones are accepted in any order.
+            orders = itertools.permutations(pairs) if len(pairs) <= MAX_PERMUTED_KEYS else [pairs]
+            options = [self.container(self.open_obj, f" {self.sep} ".join(order) or None, '"}"',
+                                      False) for order in orders]
+            return self.rules.add(hint, " | ".join(options))
         raise TypeError(f"not a JSON value: {value!r}")
 
 
@@ -240,4 +264,12 @@ def _ref_hint(key: str) -> str:
         return key.split("-")[0]
     fragment = key.rsplit("#", 1)[-1]
     last = fragment.rstrip("/").rsplit("/", 1)[-1] if fragment else ""
-    return last or "root-ref"
+    # Long definition names ("io.k8s.api.apps.v1.StatefulSetSpec") keep their last word.
+    words = [w for w in re.split(r"[^A-Za-z0-9]+", last) if w]
+    return words[-1][:32] if words else "root-ref"
+
+
+def child_hint(hint: str, child: str) -> str:
+    """A short rule name hint for a part of ``hint`` (the last word of the parent, then child)."""
+    parent = hint.rsplit("-", 1)[-1] if len(hint) > 24 else hint
+    return f"{parent}-{child}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._algebra import Irreducible
+from ._emit import child_hint
 from ._emit_objects import Expr, alt_eps, seq_eps
 from ._ir import ANY, IR, ArrAtom, BoolAtom, ConstAtom, NullAtom
 
@@ -68,7 +69,7 @@ def _plain(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None:
     for i, ir in enumerate(atom.prefix):
         if hi is not None and i >= hi:
             break
-        expr = em.emit(ir, f"{hint}-{i}", f"{pointer}/prefixItems/{i}")
+        expr = em.emit(ir, child_hint(hint, str(i)), f"{pointer}/prefixItems/{i}")
         if expr is None:
             hi = i
             break
@@ -76,7 +77,7 @@ def _plain(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None:
     k = len(exprs)
     rest: str | None = None
     if hi is None or hi > k:
-        rest = em.emit(atom.items if atom.items is not None else ANY, f"{hint}-item",
+        rest = em.emit(atom.items if atom.items is not None else ANY, child_hint(hint, "item"),
                        f"{pointer}/items")
         if rest is None:
             hi = k
@@ -147,37 +148,58 @@ def _unique(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None:
     return _wrap(em, alt_eps(options), hint)
 
 
-def _contains(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None:
+def _split(em: Emitter, ir: IR, c_ir: IR, exact: bool, hint: str, pointer: str
+           ) -> list[tuple[str, int]] | None:
+    """An item schema as (expression, counts toward contains) classes; with ``exact`` the
+    non-matching class excludes the matches (needed for maxContains), else it is all items."""
     norm = em.norm
-    if atom.prefix or len(atom.contains) > 1:
-        norm.unsupported(pointer, "contains", "contains beside prefixItems or another contains")
-        return _plain(em, atom, hint, pointer)
-    c = atom.contains[0]
-    items = atom.items if atom.items is not None else ANY
-    hits = norm.algebra.intersect(items, c.ir)
-    if c.maximum is None:
-        others = items
-    else:
-        try:
-            others = norm.algebra.intersect(items, norm.algebra.complement(c.ir))
-        except Irreducible as exc:
-            norm.unsupported(pointer, "maxContains", f"cannot split items by contains: {exc}")
-            return _plain(em, atom, hint, pointer)
+    hits = norm.algebra.intersect(ir, c_ir)
+    try:
+        others = norm.algebra.difference(ir, c_ir) if exact else ir
+    except Irreducible as exc:
+        norm.unsupported(pointer, "maxContains", f"cannot split items by contains: {exc}")
+        return None
     classes: list[tuple[str, int]] = []
-    hit_expr = em.emit(hits, f"{hint}-hit", f"{pointer}/contains") if hits else None
-    other_expr = em.emit(others, f"{hint}-item", f"{pointer}/items") if others else None
+    hit_expr = em.emit(hits, child_hint(hint, "hit"), f"{pointer}/contains") if hits else None
+    other_expr = em.emit(others, child_hint(hint, "item"), f"{pointer}/items") if others else None
     if hit_expr is not None:
         classes.append((hit_expr, 1))
     if other_expr is not None:
         classes.append((other_expr, 0))
+    return classes
+
+
+def _contains(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None:
+    """Items counted by whether they match ``contains``: states (items so far, matches so far),
+    saturated once the counts no longer matter."""
+    norm = em.norm
+    if len(atom.contains) > 1:
+        norm.unsupported(pointer, "contains", "more than one contains on the same array")
+        return _plain(em, atom, hint, pointer)
+    c = atom.contains[0]
+    exact = c.maximum is not None
+    per_position = []
+    for i, ir in enumerate(atom.prefix):
+        split = _split(em, ir, c.ir, exact, child_hint(hint, str(i)), pointer)
+        if split is None:
+            return _plain(em, atom, hint, pointer)
+        per_position.append(split)
+    rest_split = _split(em, atom.items if atom.items is not None else ANY, c.ir, exact, hint,
+                        pointer)
+    if rest_split is None:
+        return _plain(em, atom, hint, pointer)
+    kp = len(per_position)
     lo, hi = atom.min_items, atom.max_items
     cmin, cmax = c.minimum, c.maximum
-    t_cap = hi if hi is not None else lo
+    t_cap = hi if hi is not None else max(lo, kp)
     k_cap = cmax if cmax is not None else cmin
     if (t_cap + 1) * (k_cap + 1) > MAX_COUNT_STATES:
         norm.unsupported(pointer, "contains", "too many item counts to track")
         return _plain(em, atom, hint, pointer)
     memo: dict[tuple[int, int], Expr] = {}
+
+    def classes_at(t: int) -> list[tuple[str, int]]:
+        return per_position[t] if t < kp else rest_split
 
     def step(t: int, k: int, inc: int) -> tuple[int, int] | None:
         t2, k2 = t + 1, k + inc
@@ -191,8 +213,11 @@ def _contains(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None
         if hi is None and t == t_cap:
             # Enough items already: only the contains count still matters, so non-matching
             # items loop freely and matching ones advance k.
+            hit_expr = next((e for e, inc in rest_split if inc), None)
+            other_expr = next((e for e, inc in rest_split if not inc), None)
             if cmax is None and k == k_cap:
-                result: Expr = f"( {em.sep} ( {' | '.join(e for e, _ in classes)} ) )*"
+                result: Expr = f"( {em.sep} ( {' | '.join(e for e, _ in rest_split)} ) )*" \
+                    if rest_split else ""
             else:
                 loop = f"( {em.sep} {other_expr} )*" if other_expr is not None else ""
                 nxt = step(t, k, 1)
@@ -202,7 +227,7 @@ def _contains(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None
                 result = seq_eps(loop, alt_eps(options))
         else:
             options = ["" if t >= lo and k >= cmin else None]
-            for expr, inc in classes:
+            for expr, inc in classes_at(t):
                 nxt = step(t, k, inc)
                 if nxt is not None:
                     options.append(seq_eps(em.sep, expr, rest(*nxt)))
@@ -212,8 +237,12 @@ def _contains(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None
         memo[(t, k)] = result
         return result
 
+    # Build from the largest counts down so that recursion depth stays small.
+    for t in range(t_cap, 0, -1):
+        for k in range(k_cap, -1, -1):
+            rest(t, k)
     options: list[Expr] = ["" if lo == 0 and cmin == 0 else None]
-    for expr, inc in classes:
+    for expr, inc in classes_at(0):
         nxt = step(0, 0, inc)
         if nxt is not None:
             options.append(seq_eps(expr, rest(*nxt)))

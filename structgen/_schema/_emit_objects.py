@@ -24,6 +24,16 @@ from ._strings import StringSpec
 if TYPE_CHECKING:
     from ._emit import Emitter
 
+
+def gbnf_literal(text: str) -> str:
+    from ._emit import gbnf_literal as literal
+    return literal(text)
+
+
+def child_hint(hint: str, child: str) -> str:
+    from ._emit import child_hint as hint_of
+    return hint_of(hint, child)
+
 #: More (patternProperties + additionalProperties) conditions than this are not partitioned.
 MAX_KEY_CONDITIONS = 6
 #: Count states (declared keys × counts) above which min/maxProperties are not built.
@@ -50,7 +60,6 @@ def seq_eps(*parts: Expr) -> Expr:
 
 
 def key_literal(em: Emitter, key: str) -> str:
-    from ._emit import gbnf_literal
     spellings = sorted({json.dumps(key), json.dumps(key, ensure_ascii=False)})
     if len(spellings) == 1:
         return gbnf_literal(spellings[0])
@@ -58,13 +67,19 @@ def key_literal(em: Emitter, key: str) -> str:
 
 
 #: Required keys that no ``properties`` declares may come in any order up to this many.
-MAX_FLOATING_KEYS = 4
+MAX_FLOATING_KEYS = 6
 
 
 def _ordered_keys(em: Emitter, atom: ObjAtom) -> tuple[list[str], list[str]]:
-    """(declared keys in grammar order, required undeclared keys that may come in any order)."""
+    """(keys in grammar order, keys that may come in any order among the undeclared ones).
+
+    Required keys that ``properties`` does not declare float; with key_order "any" every key
+    floats, as long as there are few enough for the subset states.
+    """
     declared = [k for k, _ in atom.props]
     floating = sorted(atom.required - set(declared))
+    if em.options.key_order == "any" and len(declared) + len(floating) <= MAX_FLOATING_KEYS:
+        return [], declared + floating
     if len(floating) > MAX_FLOATING_KEYS:
         declared, floating = declared + floating, []
     first = [k for k in em.options.prop_order if k in declared]
@@ -78,24 +93,21 @@ def _ordered_keys(em: Emitter, atom: ObjAtom) -> tuple[list[str], list[str]]:
 def emit_object(em: Emitter, atom: ObjAtom, hint: str, pointer: str) -> str | None:
     norm = em.norm
     members: list[tuple[str, bool]] = []  # (kv expression, required)
-    floating: list[str] = []
+    floating: list[tuple[str, bool]] = []
     keys, floating_keys = _ordered_keys(em, atom)
     for key in keys + floating_keys:
         value = norm.algebra.value_for_key(atom, key)
         if atom.names is not None and not norm.accepts(atom.names, key):
             value = NOTHING
         required = key in atom.required
-        value_expr = em.emit(value, f"{hint}-{key}",
+        value_expr = em.emit(value, child_hint(hint, key),
                              f"{pointer}/properties/{escape_pointer_token(key)}") if value else None
         if value_expr is None:
             if required:
                 return None
             continue
         kv = f"{key_literal(em, key)} {em.colon} {value_expr}"
-        if key in floating_keys:
-            floating.append(kv)
-        else:
-            members.append((kv, required))
+        (floating if key in floating_keys else members).append((kv, required))
     extra = _extra_member(em, atom, frozenset(keys + floating_keys), hint, pointer)
     builder = _ObjectBuilder(em, members, floating, extra, atom.min_props, atom.max_props, hint,
                              pointer)
@@ -139,7 +151,7 @@ def _extra_member(em: Emitter, atom: ObjAtom, declared: frozenset[str], hint: st
                 value = em.norm.algebra.intersect(value, ir, nested=True)
         if not value:
             continue
-        value_expr = em.emit(value, f"{hint}-value", f"{pointer}/additionalProperties")
+        value_expr = em.emit(value, child_hint(hint, "value"), f"{pointer}/additionalProperties")
         if value_expr is None:
             continue
         for names in name_specs:
@@ -177,11 +189,13 @@ class _ObjectBuilder:
     """The D/G/F rules of the module docstring, indexed by (declared index, count, mask of the
     floating required keys already written)."""
 
-    def __init__(self, em: Emitter, members: list[tuple[str, bool]], floating: list[str],
+    def __init__(self, em: Emitter, members: list[tuple[str, bool]],
+                 floating: list[tuple[str, bool]],
                  extra: str | None, min_props: int, max_props: int | None, hint: str,
                  pointer: str) -> None:
         self.em, self.members, self.floating, self.extra = em, members, floating, extra
         self.full = (1 << len(floating)) - 1
+        self.need = sum(1 << j for j, (_, required) in enumerate(floating) if required)
         self.lo, self.hi = min_props, max_props
         self.cap = max_props if max_props is not None else min_props
         self.hint, self.pointer = hint, pointer
@@ -211,12 +225,20 @@ class _ObjectBuilder:
         options: list[Expr] = []
         if self.extra is not None and with_extra:
             options.append(seq_eps(sep, self.extra, self.gap(i, nxt, mask)))
-        for j, kv in enumerate(self.floating):
+        for j, (kv, _) in enumerate(self.floating):
             if not mask & (1 << j):
                 options.append(seq_eps(sep, kv, self.gap(i, nxt, mask | (1 << j))))
         return options
 
     def content(self) -> Expr:
+        # Build from the last declared key backwards so that recursion depth stays constant
+        # however many keys an object declares.
+        counts = range(self.cap, -1, -1)
+        for i in range(len(self.members), -1, -1):
+            for c in counts:
+                for mask in range(self.full, -1, -1):
+                    self.gap(i, c, mask)
+            self.first(i)
         return alt_eps([self.first(0)] + self._undeclared(0, 0, 0, ""))
 
     def first(self, i: int) -> Expr:
@@ -224,7 +246,7 @@ class _ObjectBuilder:
         if key in self.memo:
             return self.memo[key]
         if i == len(self.members):
-            result: Expr = "" if self.lo == 0 and self.full == 0 else None
+            result: Expr = "" if self.lo == 0 and self.need == 0 else None
         else:
             kv, required = self.members[i]
             nxt = self._next(0)
@@ -240,7 +262,7 @@ class _ObjectBuilder:
         if key in self.memo:
             return self.memo[key]
         if i == len(self.members):
-            result: Expr = "" if c >= self.lo and mask == self.full else None
+            result: Expr = "" if c >= self.lo and mask & self.need == self.need else None
         else:
             kv, required = self.members[i]
             nxt = self._next(c)

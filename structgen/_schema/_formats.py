@@ -8,10 +8,10 @@ Non-ASCII ranges are written as the characters themselves.
 What each regex decides, and where it is deliberately narrower than the standard (it may reject a
 valid string, it never accepts an invalid one) or wider (listed as a known gap):
 
-- ``date``, ``time``, ``date-time`` (RFC 3339 §5.6): exact, including month lengths and leap years
-  (divisible by 4, not by 100 unless by 400). A leap second (``:60``) is accepted only when the time
-  is 23:59 UTC; narrower: by default only under the offsets Z, +00:00 and -00:00 (see
-  ``LEAP_SECOND_OFFSET_MINUTES``: exactness for every offset costs a 17 times larger grammar).
+- ``date``, ``time``, ``date-time`` (RFC 3339 §5.6): exact month lengths and leap years (divisible
+  by 4, not by 100 unless by 400). Narrower, on purpose: years 0001–9999 and seconds 00–59, what
+  Python's ``datetime`` and Pydantic accept, so a generated value always validates; RFC 3339's
+  year 0000 and leap seconds (``23:59:60``) are refused.
 - ``duration`` (RFC 3339 appendix A): exact; integer components only, as the ABNF says.
 - ``uuid``: 8-4-4-4-12 hex digits, any case, any version. ``uuid1``…``uuid5`` (Pydantic's types)
   also fix the version nibble and the RFC 4122 variant (8, 9, a or b), as Pydantic checks.
@@ -37,7 +37,7 @@ valid string, it never accepts an invalid one) or wider (listed as a known gap):
 
 from __future__ import annotations
 
-__all__ = ["FORMAT_NAMES", "LEAP_SECOND_OFFSET_MINUTES", "format_regex"]
+__all__ = ["FORMAT_NAMES", "format_regex"]
 
 # --- dates and times ---------------------------------------------------------------------------
 
@@ -47,8 +47,9 @@ _DAY_OF_MONTH = (
     "|02-(?:0[1-9]|1[0-9]|2[0-8]))"
 )
 _QUAD = "(?:0[48]|[2468][048]|[13579][26])"  # two digits divisible by 4, except 00
-_LEAP_YEAR = f"(?:[0-9]{{2}}{_QUAD}|(?:00|{_QUAD})00)"
-_DATE = f"(?:[0-9]{{4}}-{_DAY_OF_MONTH}|{_LEAP_YEAR}-02-29)"
+_YEAR = "(?:[0-9]{3}[1-9]|[0-9]{2}[1-9]0|[0-9][1-9]00|[1-9]000)"  # 0001-9999
+_LEAP_YEAR = f"(?:[0-9]{{2}}{_QUAD}|{_QUAD}00)"  # 0000 excluded, as in _YEAR
+_DATE = f"(?:{_YEAR}-{_DAY_OF_MONTH}|{_LEAP_YEAR}-02-29)"
 
 _HOUR = "(?:[01][0-9]|2[0-3])"
 _MINUTE = "[0-5][0-9]"
@@ -56,31 +57,7 @@ _FRACTION = "(?:\\.[0-9]+)?"
 _OFFSET = f"(?:[Zz]|[+\\-]{_HOUR}:{_MINUTE})"
 
 
-#: Leap seconds (":60") are accepted at 23:59 UTC under the offsets Z, +00:00 and -00:00, and under
-#: every offset whose minutes are listed here. Each entry costs 24 more automaton branches: the GBNF of
-#: a date-time string grows from about 2.6 KB (none) to 15 KB (0,) and 46 KB (0, 30, 45).
-LEAP_SECOND_OFFSET_MINUTES: tuple[int, ...] = ()
-
-
-def _leap_second_times() -> str:
-    """Alternatives "HH:MM:60[.f]" + offset for the local times that are 23:59 UTC.
-
-    The local time is 23:59 plus the offset; alternatives are grouped by local time.
-    """
-    offsets = {(0, 0)} | {(h, m) for h in range(24) for m in LEAP_SECOND_OFFSET_MINUTES}
-    by_local: dict[tuple[int, int], list[str]] = {(23, 59): ["[Zz]"]}
-    for sign in (1, -1):
-        for hours, minutes in sorted(offsets):
-            local = (23 * 60 + 59 + sign * (hours * 60 + minutes)) % (24 * 60)
-            offset = ("\\+" if sign > 0 else "-") + f"{hours:02d}:{minutes:02d}"
-            by_local.setdefault(divmod(local, 60), []).append(offset)
-    options = [
-        f"{h:02d}:{m:02d}:60{_FRACTION}(?:{'|'.join(offsets)})" for (h, m), offsets in sorted(by_local.items())
-    ]
-    return "(?:" + "|".join(options) + ")"
-
-
-_TIME = f"(?:{_HOUR}:{_MINUTE}:{_MINUTE}{_FRACTION}{_OFFSET}|{_leap_second_times()})"
+_TIME = f"{_HOUR}:{_MINUTE}:{_MINUTE}{_FRACTION}{_OFFSET}"
 _DATE_TIME = f"{_DATE}[Tt]{_TIME}"
 
 

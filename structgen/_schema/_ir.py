@@ -33,12 +33,15 @@ class BoolAtom:
 
 @dataclass(frozen=True)
 class NumAtom:
-    """Numbers between ``lower`` and ``upper``; ``integer`` keeps only integral values (1.0 too)."""
+    """Numbers between ``lower`` and ``upper``; ``integer`` keeps only integral values, spelled
+    with a zero fraction (1.0) too unless ``float_integers`` is False (drafts 3 and 4)."""
 
     lower: Bound | None = None
     upper: Bound | None = None
     multiple_of: Decimal | None = None
     integer: bool = False
+    float_integers: bool = True
+    fraction: bool = False  # only numbers that are not integers (a complement of integer)
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,11 @@ class ArrAtom:
     max_items: int | None = None
     contains: tuple[Contains, ...] = ()
     unique: bool = False
+    # What evaluated the items, for unevaluatedItems: the first seen_prefix positions, every
+    # position (items/additionalItems), or the items matching one of seen_contains.
+    seen_prefix: int = 0
+    seen_all: bool = False
+    seen_contains: tuple[IR, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -89,6 +97,13 @@ class ObjAtom:
     names: IR | None = None
     min_props: int = 0
     max_props: int | None = None
+    # What evaluated the members, for unevaluatedProperties: keys named by ``properties``,
+    # keys matching a patternProperties regex, or everything (additionalProperties).
+    seen: frozenset[str] = frozenset()
+    seen_patterns: tuple[str, ...] = ()
+    seen_all: bool = False
+    # Declared by a schema with ``properties`` (a model): what additional_properties=False closes.
+    modeled: bool = False
 
     def prop(self, name: str) -> IR | None:
         for key, ir in self.props:
@@ -131,6 +146,26 @@ TYPE_ATOMS: dict[str, Atom] = {
     "array": ArrAtom(),
     "object": ObjAtom(),
 }
+
+
+class Irreducible(Exception):
+    """The exact result of a set operation is not expressible in the IR."""
+
+
+_TYPE_OF: dict[type, str] = {NullAtom: "null", BoolAtom: "boolean", NumAtom: "number",
+                             StrAtom: "string", ArrAtom: "array", ObjAtom: "object"}
+
+
+def atom_type(atom: Atom) -> str:
+    """The JSON type an atom's values have (integers count as numbers)."""
+    if isinstance(atom, ConstAtom):
+        t = json_type(atom.value)
+        return "number" if t == "integer" else t
+    return _TYPE_OF[type(atom)]
+
+
+def is_finite(ir: IR) -> bool:
+    return all(isinstance(a, ConstAtom) for a in ir)
 
 
 def is_any(ir: IR | None) -> bool:

@@ -7,6 +7,7 @@ One small function per keyword group, dispatched by type from :func:`typed_atoms
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,12 @@ if TYPE_CHECKING:
     from ._normalize import Normalizer
 
 _TYPE_NAMES = tuple(TYPE_ATOMS)
+
+#: The formats JSON Schema 2020-12 defines; any other name is a custom annotation.
+SPEC_FORMATS = frozenset({
+    "date-time", "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname",
+    "ipv4", "ipv6", "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template",
+    "json-pointer", "relative-json-pointer", "regex"})
 
 
 def schema_types(schema: dict[str, Any], pointer: str) -> list[str]:
@@ -46,6 +53,8 @@ def typed_atoms(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str
         atom: Atom | None = TYPE_ATOMS[name]
         if isinstance(atom, NumAtom):
             atom = number_atom(schema, atom.integer, pointer)
+            if atom is not None and atom.integer and ctx.resolver.legacy:
+                atom = replace(atom, float_integers=False)  # draft 4: 1.0 is not an integer
         elif isinstance(atom, StrAtom):
             atom = string_atom(ctx, schema, pointer)
         elif isinstance(atom, ArrAtom):
@@ -113,11 +122,14 @@ def string_atom(ctx: Normalizer, schema: dict[str, Any], pointer: str) -> StrAto
         patterns = (pattern,)
     formats: tuple[str, ...] = ()
     fmt = schema.get("format")
+    # Formats are enforced (a generating grammar should produce them). A format that JSON
+    # Schema defines but no regex here spells (regex) cannot be enforced; a custom format has
+    # no defined meaning and validators accept any string for it, so it stays an annotation.
     if isinstance(fmt, str):
         if format_regex(fmt) is not None:
             formats = (fmt,)
-        else:
-            ctx.unsupported(pointer, "format", f"unknown format {fmt!r}")
+        elif fmt in SPEC_FORMATS:
+            ctx.unsupported(pointer, "format", f"format {fmt!r} cannot be enforced by a grammar")
     if max_length is not None and min_length > max_length:
         return None
     return StrAtom(StringSpec(patterns=patterns, min_length=min_length, max_length=max_length,
@@ -137,21 +149,23 @@ def array_atom(ctx: Normalizer, schema: dict[str, Any], base: str,
         prefix_pointer = f"{pointer}/prefixItems"
     prefix: tuple[IR, ...] = ()
     if isinstance(prefix_schemas, list):
-        prefix = tuple(ctx.schema(s, base, f"{prefix_pointer}/{i}")
+        prefix = tuple(ctx.value_schema(s, base, f"{prefix_pointer}/{i}")
                        for i, s in enumerate(prefix_schemas))
-    rest = None if items is None else ctx.schema(items, base, rest_pointer)
+    rest = None if items is None else ctx.value_schema(items, base, rest_pointer)
     contains: tuple[Contains, ...] = ()
     if "contains" in schema:
-        ir = ctx.schema(schema["contains"], base, f"{pointer}/contains")
+        ir = ctx.value_schema(schema["contains"], base, f"{pointer}/contains")
         low = _count(schema, "minContains", pointer)
         high = _count(schema, "maxContains", pointer)
         low = 1 if low is None else low
         if low > 0 or high is not None:
             contains = (Contains(ir, low, high),)
     unique = schema.get("uniqueItems") is True
+    seen_contains = (ctx.schema(schema["contains"], base, f"{pointer}/contains"),) \
+        if "contains" in schema else ()
     atom = ArrAtom(prefix, None if rest == ANY else rest,
                    _count(schema, "minItems", pointer) or 0, _count(schema, "maxItems", pointer),
-                   contains, unique)
+                   contains, unique, len(prefix), rest is not None, seen_contains)
     return array_nonempty(atom)
 
 
@@ -165,20 +179,18 @@ def object_atom(ctx: Normalizer, schema: dict[str, Any], base: str,
     for pattern, sub in pattern_schemas.items():
         ctx.check_pattern(pattern, pointer, "patternProperties")
         sub_pointer = f"{pointer}/patternProperties/{escape_pointer_token(pattern)}"
-        patterns.append((pattern, ctx.schema(sub, base, sub_pointer)))
+        patterns.append((pattern, ctx.value_schema(sub, base, sub_pointer)))
     props: list[tuple[str, IR]] = []
     for key, sub in properties.items():
-        ir = ctx.schema(sub, base, f"{pointer}/properties/{escape_pointer_token(key)}")
+        ir = ctx.value_schema(sub, base, f"{pointer}/properties/{escape_pointer_token(key)}")
         for pattern, pattern_ir in patterns:
             if ctx.pattern_matches(pattern, key):
                 ir = ctx.algebra.intersect(ir, pattern_ir, nested=True)
         props.append((key, ir))
     extras = [(KeyCond(match=p), ir) for p, ir in patterns if ir != ANY]
     additional = schema.get("additionalProperties")
-    if additional is None and ctx.options.additional_properties is False:
-        additional = False
     if additional is not None:
-        add_ir = ctx.schema(additional, base, f"{pointer}/additionalProperties")
+        add_ir = ctx.value_schema(additional, base, f"{pointer}/additionalProperties")
         if add_ir != ANY:
             extras.append((KeyCond(nomatch=tuple(p for p, _ in patterns)), add_ir))
     required = schema.get("required") or []
@@ -192,7 +204,9 @@ def object_atom(ctx: Normalizer, schema: dict[str, Any], base: str,
             names = None
     atom = ObjAtom(tuple(props), frozenset(required), tuple(extras), names,
                    _count(schema, "minProperties", pointer) or 0,
-                   _count(schema, "maxProperties", pointer))
+                   _count(schema, "maxProperties", pointer),
+                   frozenset(properties), tuple(p for p, _ in patterns), additional is not None,
+                   "properties" in schema)
     return object_nonempty(atom)
 
 

@@ -1,21 +1,23 @@
-"""Schema → IR: the keyword table, applicators, references and the unsupported-keyword policy."""
+"""Schema → IR: the normalizer (references, lazy set operations, unevaluated*, the
+unsupported-keyword policy). Type keywords are in ``_keywords.py``, applicators in
+``_applicators.py``."""
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 from .._errors import SchemaError, UnsupportedSchemaError
-from ._algebra import Algebra, Irreducible, is_finite
-from ._ir import ANY, IR, NOTHING, ArrAtom, ConstAtom, KeyCond, ObjAtom, RefAtom
-from ._keywords import dependent_required, typed_atoms, with_key, without_key
+from ._algebra import Algebra, Irreducible, array_nonempty, is_finite, object_nonempty
+from ._applicators import APPLICATORS
+from ._ir import (
+    ANY, IR, NOTHING, ArrAtom, Atom, ConstAtom, KeyCond, ObjAtom, RefAtom, canonical_key,
+)
+from ._keywords import typed_atoms
 from ._options import GrammarOptions
-from ._refs import Resolver, Target, escape_pointer_token
+from ._refs import Resolver, Target
 from ._strings import StringSpec, string_matches
 from ._validate import accepts
-
-Handler = Callable[["Normalizer", dict[str, Any], str, str], IR]
 
 
 class Normalizer:
@@ -32,6 +34,7 @@ class Normalizer:
         self._pattern_cache: dict[tuple[str, str], bool] = {}
         self._ref_pointer: dict[str, str] = {}
         self._pending_targets: dict[str, Target] = {}
+        self.hints: dict[str, str] = {}  # synthetic key -> the reference key it is named after
 
     # ------------------------------------------------------------------ policy
     def unsupported(self, pointer: str, keyword: str, message: str) -> None:
@@ -102,6 +105,23 @@ class Normalizer:
         self._ref_irs[key] = ir
         return ir
 
+    def negation_of(self, key: str) -> IR | None:
+        """The schema a lazily kept ``not`` negates, if ``key`` is one."""
+        synthetic = self._synthetic.get(key)
+        return synthetic[1][0] if synthetic is not None and synthetic[0] == "not" else None
+
+    def busy(self, ir: IR) -> bool:
+        """True if expanding ``ir`` now would need a reference that is being expanded."""
+        for atom in ir:
+            if not isinstance(atom, RefAtom) or atom.key in self._ref_irs:
+                continue
+            if atom.key in self._expanding:
+                return True
+            synthetic = self._synthetic.get(atom.key)
+            if synthetic is not None and any(self.busy(arg) for arg in synthetic[1]):
+                return True
+        return False
+
     def expand_all(self, ir: IR) -> IR:
         """``ir`` with every top-level reference replaced by what it stands for."""
         out: list[Any] = []
@@ -127,6 +147,9 @@ class Normalizer:
             pointer, keyword = self._where
             self._synthetic[key] = (kind, args, pointer, keyword)
             self._ref_pointer[key] = pointer
+            first = args[0]
+            if kind == "closed" and len(first) == 1 and isinstance(first[0], RefAtom):
+                self.hints[key] = first[0].key
         return RefAtom(key)
 
     def _expand_synthetic(self, key: str) -> IR:
@@ -134,12 +157,38 @@ class Normalizer:
         try:
             if kind == "and":
                 return self.algebra.intersect(args[0], args[1])
+            if kind == "diff":
+                return self.algebra.difference(args[0], args[1])
+            if kind == "closed":
+                return self.close_objects(self.expand_all(args[0]))
             return self.algebra.complement(args[0])
         except Irreducible as exc:
-            self.unsupported(pointer, keyword, str(exc))
-            return args[0] if kind == "and" else ANY
+            self.unsupported(pointer, keyword, f"cannot negate this schema: {exc}"
+                             if kind == "not" else str(exc))
+            return ANY if kind == "not" else args[0]
 
     # ------------------------------------------------------------------ schemas
+    def value_schema(self, schema: Any, base: str, pointer: str) -> IR:
+        """A schema in a value position (root, property, item): where the
+        ``additional_properties=False`` option closes the objects of schemas with
+        ``properties`` (models; ``{}`` stays any JSON), after all in-place applicators (allOf,
+        $ref, ...) have contributed their properties."""
+        ir = self.schema(schema, base, pointer)
+        if self.options.additional_properties is False:
+            ir = self.close_objects(ir)
+        return ir
+
+    def close_objects(self, ir: IR) -> IR:
+        out: list[Atom | None] = []
+        for atom in ir:
+            if isinstance(atom, RefAtom):
+                out.append(self.synthetic("closed", ((atom,),)))
+            elif isinstance(atom, ObjAtom) and atom.modeled and not atom.seen_all:
+                out.append(self._close_object(atom, NOTHING))
+            else:
+                out.append(atom)
+        return tuple(a for a in out if a is not None)
+
     def schema(self, schema: Any, base: str, pointer: str) -> IR:
         if schema is True:
             return ANY
@@ -178,9 +227,14 @@ class Normalizer:
                 continue
             self._where = (pointer, "not")
             try:
-                result = self.algebra.intersect(result, self.algebra.complement(negated))
+                result = self.algebra.difference(result, negated)
             except Irreducible as exc:
-                self.unsupported(pointer, "not", f"cannot negate this schema: {exc}")
+                if result != ANY:
+                    self.unsupported(pointer, "not", f"cannot negate this schema: {exc}")
+                    continue
+                # Kept lazy: a finite sibling (allOf with an enum) can still be filtered by it,
+                # and a double negation cancels; emitting it raises at this pointer.
+                result = (self.synthetic("not", (negated,)),)
         return self._unevaluated(schema, result, base, pointer)
 
     def _finite(self, schema: dict[str, Any], pointer: str) -> IR | None:
@@ -195,155 +249,50 @@ class Normalizer:
                 v for v in values if ConstAtom(v) == ConstAtom(const)]
         if values is None:
             return None
-        unique: list[ConstAtom] = []
+        unique: dict[str, ConstAtom] = {}
         for v in values:
-            atom = ConstAtom(v)
-            if atom not in unique:
-                unique.append(atom)
-        return tuple(unique)
+            unique.setdefault(canonical_key(v), ConstAtom(v))
+        return tuple(unique.values())
 
     def _unevaluated(self, schema: dict[str, Any], result: IR, base: str, pointer: str) -> IR:
-        for keyword in ("unevaluatedProperties", "unevaluatedItems"):
-            if keyword not in schema:
-                continue
-            sub = self.schema(schema[keyword], base, f"{pointer}/{keyword}")
-            if sub == ANY:
-                continue
-            if any(k in schema for k in ("anyOf", "oneOf", "not", "if", "dependentSchemas",
-                                          "$dynamicRef", "$ref", "allOf", "dependencies")):
-                self.unsupported(pointer, keyword,
-                                 f"{keyword} beside applicators is not supported")
-                continue
-            if keyword == "unevaluatedProperties" and "additionalProperties" not in schema:
-                patterns = tuple(schema.get("patternProperties") or {})
-                result = self.algebra.intersect(result, _objects_closed(patterns, sub))
-            elif keyword == "unevaluatedItems" and not _has_rest(schema):
-                result = self.algebra.intersect(result, _arrays_rest(schema, sub))
-        return result
+        """unevaluatedProperties/Items: applied per atom, to what that atom's path evaluated."""
+        props = schema.get("unevaluatedProperties")
+        items = schema.get("unevaluatedItems")
+        if props is None and items is None:
+            return result
+        props_ir = None if props is None else self.schema(
+            props, base, f"{pointer}/unevaluatedProperties")
+        items_ir = None if items is None else self.schema(
+            items, base, f"{pointer}/unevaluatedItems")
+        out: list[Atom | None] = []
+        for atom in self.expand_all(result):
+            if isinstance(atom, ObjAtom) and props_ir is not None and not atom.seen_all:
+                out.append(self._close_object(atom, props_ir))
+            elif isinstance(atom, ArrAtom) and items_ir is not None and not atom.seen_all:
+                out.append(self._close_array(atom, items_ir))
+            else:
+                out.append(atom)
+        return self.algebra.simplify(tuple(a for a in out if a is not None))
 
+    def _close_object(self, atom: ObjAtom, sub: IR) -> ObjAtom | None:
+        algebra = self.algebra
+        props = []
+        for key, ir in atom.props:
+            if key not in atom.seen and not any(self.pattern_matches(p, key)
+                                                for p in atom.seen_patterns):
+                ir = algebra.intersect(ir, sub, nested=True)
+            props.append((key, ir))
+        extras = atom.extras + ((KeyCond(nomatch=atom.seen_patterns), sub),)
+        closed = ObjAtom(tuple(props), atom.required, extras, atom.names, atom.min_props,
+                         atom.max_props, atom.seen, atom.seen_patterns, True, atom.modeled)
+        return object_nonempty(closed)
 
-def _has_rest(schema: dict[str, Any]) -> bool:
-    items = schema.get("items")
-    return (items is not None and not isinstance(items, list)) or "additionalItems" in schema
-
-
-def _objects_closed(patterns: tuple[str, ...], sub: IR) -> IR:
-    others = tuple(a for a in ANY if not isinstance(a, ObjAtom))
-    return others + (ObjAtom(extras=((KeyCond(nomatch=patterns), sub),)),)
-
-
-def _arrays_rest(schema: dict[str, Any], sub: IR) -> IR:
-    prefix = schema.get("prefixItems") or (schema.get("items") if isinstance(
-        schema.get("items"), list) else [])
-    others = tuple(a for a in ANY if not isinstance(a, ArrAtom))
-    return others + (ArrAtom(prefix=(ANY,) * len(prefix), items=sub),)
-
-
-# ---------------------------------------------------------------------- applicator keywords
-def _sub_list(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str,
-              keyword: str) -> list[IR]:
-    subs = schema[keyword]
-    if not isinstance(subs, list) or not subs:
-        raise SchemaError(f"{keyword} must be a non-empty array", pointer=pointer,
-                          keyword=keyword)
-    return [ctx.schema(s, base, f"{pointer}/{keyword}/{i}") for i, s in enumerate(subs)]
-
-
-def _ref(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
-    return ctx.ref(schema["$ref"], base, pointer)
-
-
-def _dynamic_ref(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
-    ref = schema["$dynamicRef"]
-    if isinstance(ref, str) and "#" in ref and not ref.split("#", 1)[1].startswith("/"):
-        name = ref.split("#", 1)[1]
-        if ctx.resolver.dynamic_anchor_count(name) > 1:
-            raise Irreducible("$dynamicRef whose target depends on the dynamic scope")
-    return ctx.ref(ref, base, pointer, "$dynamicRef")
-
-
-def _all_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
-    return ctx.algebra.intersect_all(_sub_list(ctx, schema, base, pointer, "allOf"))
-
-
-def _any_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
-    branches = _sub_list(ctx, schema, base, pointer, "anyOf")
-    return ctx.algebra.simplify(tuple(a for b in branches for a in b))
-
-
-def _one_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
-    branches = [b for b in _sub_list(ctx, schema, base, pointer, "oneOf")]
-    algebra = ctx.algebra
-    overlapping: set[int] = set()
-    for i in range(len(branches)):
-        for j in range(i + 1, len(branches)):
-            if branches[i] and branches[j] and algebra.intersect(branches[i], branches[j]):
-                overlapping |= {i, j}
-    out: list[Any] = []
-    for i, branch in enumerate(branches):
-        if i in overlapping:
-            others = tuple(a for j, b in enumerate(branches) if j != i and j in overlapping
-                           for a in b)
-            branch = algebra.intersect(branch, algebra.complement(others))
-        out.extend(branch)
-    return algebra.simplify(tuple(out))
-
-
-def _if_then_else(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
-    if "then" not in schema and "else" not in schema:
-        return ANY
-    condition = ctx.schema(schema["if"], base, f"{pointer}/if")
-    then = ctx.schema(schema.get("then", True), base, f"{pointer}/then")
-    otherwise = ctx.schema(schema.get("else", True), base, f"{pointer}/else")
-    algebra = ctx.algebra
-    yes = algebra.intersect(condition, then)
-    no = algebra.intersect(algebra.complement(condition), otherwise)
-    return algebra.simplify(yes + no)
-
-
-def _dependent_required(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
-    deps = schema["dependentRequired"]
-    if not isinstance(deps, dict):
-        raise SchemaError("dependentRequired must be an object", pointer=pointer,
-                          keyword="dependentRequired")
-    return ctx.algebra.intersect_all(dependent_required(deps, pointer, "dependentRequired"))
-
-
-def _dependent_schemas(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str,
-                       keyword: str = "dependentSchemas") -> IR:
-    deps = schema[keyword]
-    if not isinstance(deps, dict):
-        raise SchemaError(f"{keyword} must be an object", pointer=pointer, keyword=keyword)
-    parts: list[IR] = []
-    algebra = ctx.algebra
-    for key, sub in deps.items():
-        if isinstance(sub, list):
-            parts.extend(dependent_required({key: sub}, pointer, keyword))
-            continue
-        ir = ctx.schema(sub, base, f"{pointer}/{keyword}/{escape_pointer_token(key)}")
-        if ir == ANY:
-            continue
-        parts.append(algebra.simplify(without_key(key) + algebra.intersect(with_key(key), ir)))
-    return algebra.intersect_all(parts)
-
-
-def _dependencies(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
-    return _dependent_schemas(ctx, schema, base, pointer, "dependencies")
-
-
-def _not_placeholder(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
-    return ANY  # `not` is collected separately and applied last
-
-
-APPLICATORS: list[tuple[str, Handler]] = [
-    ("$ref", _ref),
-    ("$dynamicRef", _dynamic_ref),
-    ("allOf", _all_of),
-    ("anyOf", _any_of),
-    ("oneOf", _one_of),
-    ("if", _if_then_else),
-    ("dependentRequired", _dependent_required),
-    ("dependentSchemas", _dependent_schemas),
-    ("dependencies", _dependencies),
-    ("not", _not_placeholder),
-]
+    def _close_array(self, atom: ArrAtom, sub: IR) -> ArrAtom | None:
+        algebra = self.algebra
+        allowed = algebra.simplify(sub + tuple(a for c in atom.seen_contains for a in c))
+        prefix = tuple(ir if i < atom.seen_prefix else algebra.intersect(ir, allowed, nested=True)
+                       for i, ir in enumerate(atom.prefix))
+        items = algebra.intersect(ANY if atom.items is None else atom.items, allowed, nested=True)
+        closed = ArrAtom(prefix, None if items == ANY else items, atom.min_items, atom.max_items,
+                         atom.contains, atom.unique, atom.seen_prefix, True, atom.seen_contains)
+        return array_nonempty(closed)

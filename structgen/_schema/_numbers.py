@@ -399,6 +399,12 @@ _ANY_NUMBER = (
     f'([eE] [-+]? {_rep("[0-9]", 1, MAX_EXPONENT_DIGITS)})?'
 )
 _EXPONENT_MAX = 10**MAX_EXPONENT_DIGITS - 1
+#: Negative exponents of bounded numbers stop where doubles do: 1e-400 > 0 is true in JSON
+#: Schema, but Python, Pydantic and most JSON readers read it as 0.0, which breaks an exclusive
+#: bound at zero. A decimal reads as 0.0 iff its magnitude is below 2.4703e-324, so exponent
+#: -324 is kept for mantissas from 3 on (json.dumps' smallest subnormal is "5e-324").
+SCIENTIFIC_EXPONENT_MIN = -324
+_SMALLEST_MANTISSA_AT_MIN = Decimal(3)
 _ZERO = Decimal(0)
 
 
@@ -492,7 +498,7 @@ def _plain(iv: _Interval, cap: int | None = None) -> str | None:
 
 def _exponent(a: int, b: int) -> str | None:
     """``e``/``E``, a sign and up to MAX_EXPONENT_DIGITS digits (leading zeros allowed) for a..b."""
-    a, b = max(a, -_EXPONENT_MAX), min(b, _EXPONENT_MAX)
+    a, b = max(a, SCIENTIFIC_EXPONENT_MIN), min(b, _EXPONENT_MAX)
     if a > b:
         return None
     spell = _Spelling(None, "", 1, 0)
@@ -544,7 +550,10 @@ def _scientific(iv: _Interval) -> str | None:
         options.append(part(iv.lo.scaleb(-q_lo), iv.lo_incl, None, True, q_lo, q_lo))
     e_lo = -_EXPONENT_MAX if q_lo is None else q_lo + 1
     e_hi = _EXPONENT_MAX if q_hi is None else q_hi - 1
-    options.append(part(one, True, None, True, e_lo, e_hi))
+    options.append(part(one, True, None, True, max(e_lo, SCIENTIFIC_EXPONENT_MIN + 1), e_hi))
+    if e_lo <= SCIENTIFIC_EXPONENT_MIN <= e_hi:
+        options.append(part(_SMALLEST_MANTISSA_AT_MIN, True, None, True,
+                            SCIENTIFIC_EXPONENT_MIN, SCIENTIFIC_EXPONENT_MIN))
     if iv.hi is not None and q_hi is not None:
         options.append(part(one, True, iv.hi.scaleb(-q_hi), iv.hi_incl, q_hi, q_hi))
     return _alt(options)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Whitespace = Literal["compact", "minified", "flexible"]
-KeyOrder = Literal["declared", "required-first"]
+KeyOrder = Literal["declared", "required-first", "any"]
 
 #: Separators of each whitespace mode: (after comma, after colon).
 #: "compact" is what ``json.dumps`` writes by default and what chat models emit naturally.
@@ -24,7 +24,8 @@ class GrammarOptions:
     """How a JSON Schema becomes a grammar. Every field has a safe default.
 
     - ``prop_order``: property names to put first, in this order; others keep declaration order.
-    - ``key_order``: "declared" (what Pydantic serializes) or "required-first" (llama.cpp's order).
+    - ``key_order``: "declared" (what Pydantic serializes), "required-first" (llama.cpp's order),
+      or "any" (declared keys in any order: exact for small objects, declared order beyond).
     - ``whitespace``: "compact" (``{"a": 1, "b": 2}``, exactly), "minified" (``{"a":1}``), or
       "flexible" (any JSON whitespace between tokens, at most FLEXIBLE_WHITESPACE_LIMIT chars).
     - ``strict``: unenforceable keywords raise ``UnsupportedSchemaError``; when False they are
@@ -37,6 +38,8 @@ class GrammarOptions:
       says); False closes every object that does not say otherwise (what ``from_type`` uses, so
       models emit only declared fields).
     - ``max_string_length``: an upper bound for strings that have none (None: unbounded).
+    - ``integer_zero_fraction``: integers may also be spelled with a zero fraction (``1.0``), as
+      JSON Schema allows; ``from_type`` turns it off so models write plain integers.
     """
 
     prop_order: tuple[str, ...] = ()
@@ -50,18 +53,22 @@ class GrammarOptions:
     refusal: bool = False
     additional_properties: bool | None = None
     max_string_length: int | None = None
+    integer_zero_fraction: bool = True
 
     def __post_init__(self) -> None:
         if isinstance(self.prop_order, str) or not isinstance(self.prop_order, Sequence):
             raise TypeError("prop_order must be a sequence of property names")
         object.__setattr__(self, "prop_order", tuple(self.prop_order))
-        if self.key_order not in ("declared", "required-first"):
-            raise ValueError(f"key_order must be 'declared' or 'required-first', not {self.key_order!r}")
+        if self.key_order not in ("declared", "required-first", "any"):
+            raise ValueError(
+                f"key_order must be 'declared', 'required-first' or 'any', not {self.key_order!r}"
+            )
         if self.whitespace not in ("compact", "minified", "flexible"):
             raise ValueError(
                 f"whitespace must be 'compact', 'minified' or 'flexible', not {self.whitespace!r}"
             )
-        for name in ("strict", "dotall", "raw_pattern", "allow_fetch", "refusal"):
+        for name in ("strict", "dotall", "raw_pattern", "allow_fetch", "refusal",
+                     "integer_zero_fraction"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be a bool")
         if self.additional_properties is not None and not isinstance(self.additional_properties, bool):

@@ -72,6 +72,8 @@ class Resolver:
         if isinstance(root, dict):
             draft = str(root.get("$schema", ""))
             self._legacy_id = "draft-04" in draft or "draft-03" in draft
+        #: Draft 4 or older: ``id`` sets base URIs and 1.0 is not an integer.
+        self.legacy = self._legacy_id
         self.root_base = DEFAULT_BASE
         own = self._own_id(root)
         if own is not None:

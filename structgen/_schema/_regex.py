@@ -204,14 +204,15 @@ class _Parser:
                 raise _unsupported("lookahead assertions are not supported")
             elif self.startswith("?<=") or self.startswith("?<!"):
                 raise _unsupported("lookbehind assertions are not supported")
-            elif self.startswith("?<") or self.startswith("?P<"):
+            elif self.startswith("?<"):
                 end = self.src.find(">", self.pos)
-                name = self.src[self.pos + (2 if self.peek(1) == "<" else 3) : end]
+                name = self.src[self.pos + 2 : end]
                 if end < 0 or not name or not (name[0].isalpha() or name[0] in "_$"):
                     raise _malformed(f"bad group name at offset {start}")
                 self.pos = end + 1
             elif self.peek(1).isalpha() or self.peek(1) == "-":
-                raise _unsupported("inline flags such as (?i) are not ECMA-262 regular expressions")
+                # Python's (?P<name>...), (?P=name) and inline flags such as (?i)
+                raise _malformed(f"(?{self.peek(1)}... is not ECMA-262 syntax (offset {start})")
             else:
                 raise _malformed(f"invalid group at offset {start}")
         inner = self.disjunction()
@@ -255,7 +256,8 @@ class _Parser:
         if ch in "pP":
             return self._property(negate=ch == "P")
         if ch.isascii() and ch.isalnum():
-            raise _unsupported(f"the escape \\{ch} means different things in different regex dialects")
+            # \a, \A, \Z, \z, \h, ...: not ECMA-262 (other dialects give them meanings)
+            raise _malformed(f"\\{ch} is not an ECMA-262 escape")
         return _one(ord(ch))
 
     def _hex_digits(self, count: int) -> int:
@@ -378,7 +380,7 @@ def length_bounds(node: Node) -> tuple[int, int | None]:
     if isinstance(node, Anchor):
         return 0, 0
     if isinstance(node, Seq):
-        low, high = 0, 0
+        low, high = 0, 0  # type: tuple[int, int | None]
         for item in node.items:
             a, b = length_bounds(item)
             low += a
@@ -389,5 +391,4 @@ def length_bounds(node: Node) -> tuple[int, int | None]:
         highs = [b for _, b in bounds]
         return min(a for a, _ in bounds), None if None in highs else max(h for h in highs if h is not None)
     a, b = length_bounds(node.item)
-    high = None if node.max is None or b is None else b * node.max
-    return a * node.min, high
+    return a * node.min, None if node.max is None or b is None else b * node.max

@@ -25,9 +25,11 @@ from ._automata import (
     TooLarge,
     complement,
     emit_dfa,
+    exclusion_dfa,
     finite_dfa,
     intersect,
     length_dfa,
+    limit_length,
     regex_dfa,
     too_large,
 )
@@ -37,8 +39,11 @@ from ._rules import RuleSet
 
 #: llama.cpp copies a repeated item once per count; larger counts are nested.
 MAX_REPEAT = 1000
+#: Nesting depth of parenthesised groups before a sub-expression becomes a rule of its own.
+_INLINE_DEPTH = 24
 _QUOTE = '"\\""'
 CharSetRef = Callable[[CharSet], str]
+Trie = dict[str, "Trie"]  # child per character; the key "" marks the end of a word
 
 
 @dataclass(frozen=True)
@@ -60,9 +65,10 @@ class StringSpec:
 def _format_regex(name: str, pointer: str) -> str:
     try:
         from ._formats import format_regex
-    except ImportError:
-        format_regex = None  # the formats module has not landed yet
-    regex = format_regex(name) if format_regex is not None else None
+    except ImportError:  # the formats module has not landed yet
+        regex = None
+    else:
+        regex = format_regex(name)
     if regex is None:
         raise UnsupportedSchemaError(f"format {name!r} cannot be enforced", pointer=pointer, keyword="format")
     return regex
@@ -112,28 +118,43 @@ def string_matches(spec: StringSpec, value: str, *, dotall: bool = False) -> boo
 
 
 def spec_dfa(spec: StringSpec, *, dotall: bool = False, pointer: str = "") -> DFA:
-    """The minimal DFA of every string ``spec`` allows."""
-    regexes = _regexes(spec, pointer, dotall)
+    """The DFA of every string ``spec`` allows (minimal unless it is a plain exclusion trie)."""
+    _regexes(spec, pointer, dotall)  # parse and format errors carry the caller's pointer
+    result = _spec_dfa(spec, dotall)
+    if isinstance(result, tuple):
+        keyword, limit = result
+        raise too_large(keyword, pointer, "this combination of string constraints", limit)
+    return result
+
+
+@lru_cache(maxsize=4096)
+def _spec_dfa(spec: StringSpec, dotall: bool) -> DFA | tuple[str, int]:
+    """The DFA, or (keyword, state limit) when it grows too large. Cached: real schemas repeat
+    the same key sets and patterns many times."""
     if spec.only is not None:
         rest = replace(spec, only=None)
-        values = [v for v in spec.only if string_matches(rest, v, dotall=dotall)]
-        return finite_dfa(values)
+        return finite_dfa(v for v in spec.only if string_matches(rest, v, dotall=dotall))
     dfa: DFA | None = None
     keyword = "pattern"
     try:
-        for regex, keyword in regexes:
-            part = _pattern_dfa(regex, keyword, dotall, pointer)
+        for regex, keyword in _regexes(spec, "", dotall):
+            part = _cached_dfa(regex, dotall)
+            if part is None:
+                raise TooLarge
             dfa = part if dfa is None else intersect(dfa, part)
         keyword = "pattern"
         for regex in spec.not_patterns:
-            part = complement(_pattern_dfa(regex, keyword, dotall, pointer))
+            part = _cached_dfa(regex, dotall)
+            if part is None:
+                raise TooLarge
+            part = complement(part)
             dfa = part if dfa is None else intersect(dfa, part)
         excluded = [v for v in spec.exclude if _scalar(v)]
         if excluded:
-            part = complement(finite_dfa(excluded))
+            part = exclusion_dfa(excluded)
             dfa = part if dfa is None else intersect(dfa, part)
+        keyword = "maxLength" if spec.max_length is not None else "minLength"
         if dfa is None:
-            keyword = "maxLength" if spec.max_length is not None else "minLength"
             return length_dfa(spec.min_length, spec.max_length)
         if dfa.is_empty():
             return dfa
@@ -142,9 +163,9 @@ def spec_dfa(spec: StringSpec, *, dotall: bool = False, pointer: str = "") -> DF
         need_max = spec.max_length is not None and (high is None or high > spec.max_length)
         if need_min or need_max:
             keyword = "maxLength" if need_max else "minLength"
-            dfa = intersect(dfa, length_dfa(spec.min_length if need_min else 0, spec.max_length if need_max else None))
-    except TooLarge:
-        raise too_large(keyword, pointer, "this combination of string constraints") from None
+            dfa = limit_length(dfa, spec.min_length if need_min else 0, spec.max_length if need_max else None)
+    except TooLarge as error:
+        return keyword, error.limit
     return dfa
 
 
@@ -178,10 +199,14 @@ def _string_rule(rules: RuleSet, spec: StringSpec, hint: str, pointer: str, dota
             return json_char_ref(rules, cs)
         quote, final = _QUOTE + " ", _QUOTE
     regexes = _regexes(spec, pointer, dotall)
-    simple = spec.only is None and not spec.not_patterns and not any(_scalar(v) for v in spec.exclude)
+    excluded = sorted(v for v in spec.exclude if _scalar(v))
+    simple = spec.only is None and not spec.not_patterns and not excluded
     if simple and not regexes:
         body = repeat_expr(char(UNIVERSE), spec.min_length, spec.max_length)
         return rules.add(hint, f"{quote}{body} {final}".strip() or '""')
+    if excluded and not (regexes or spec.not_patterns or spec.only is not None or spec.min_length or spec.max_length):
+        body = _exclusion_body(excluded, rules, hint, char, final)
+        return rules.add(hint, f"{quote}({body})" if quote else body)
     if simple and len(regexes) == 1:
         node = parse_regex(regexes[0][0], dotall=dotall)
         direct = _direct_body(node, spec, char, rules, hint)
@@ -196,27 +221,72 @@ def _string_rule(rules: RuleSet, spec: StringSpec, hint: str, pointer: str, dota
     return start if raw else rules.add(hint, f"{quote}{start}")
 
 
+def _exclusion_body(words: list[str], rules: RuleSet, hint: str, char: CharSetRef, final: str) -> str:
+    """Any string but ``words`` (the usual "additional property name" case), straight from their
+    trie: at each node, end (unless a word ends there), follow a child, or leave the trie with any
+    other character and then anything at all."""
+    trie: Trie = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}  # marks the end of a word
+    rest = rules.add(f"{hint}-rest", f"{char(UNIVERSE)}* {final}".strip())
+    refs: dict[str, str] = {}  # per character, and per "any character but these" (key "^...")
+
+    def ref(key: str) -> str:
+        if key not in refs:
+            refs[key] = char(_all_but(key[1:]) if key.startswith("^") else CharSet.chars(key))
+        return refs[key]
+
+    def body(node: Trie, depth: int) -> str:
+        children = sorted(c for c in node if c)
+        alts = [] if "" in node else [final]
+        alts.append(f"{ref('^' + ''.join(children))} {rest}")
+        for c in children:
+            sub = body(node[c], depth + 1)
+            if depth >= _INLINE_DEPTH:
+                sub = rules.add(f"{hint}-k", sub)
+            elif " | " in sub:
+                sub = f"({sub})"
+            alts.append(f"{ref(c)} {sub}")
+        return " | ".join(alts)
+
+    return body(trie, 0)
+
+
+@lru_cache(maxsize=4096)
+def _all_but(chars: str) -> CharSet:
+    return UNIVERSE - CharSet.chars(chars)
+
+
 def repeat_expr(atom: str, low: int, high: int | None) -> str:
-    """``atom`` repeated ``low`` to ``high`` times, with counts above MAX_REPEAT nested so that
-    llama.cpp's expansion of ``{m,n}`` stays small. ``atom`` must be a single GBNF item."""
-    if high is not None and high == low:
-        if low <= MAX_REPEAT:
-            return {0: "()", 1: atom}.get(low, f"{atom}{{{low}}}")
-        q, r = divmod(low, MAX_REPEAT)
-        return _join(repeat_expr(f"({atom}{{{MAX_REPEAT}}})", q, q), repeat_expr(atom, r, r))
-    if low > MAX_REPEAT:
-        return _join(repeat_expr(atom, low, low), repeat_expr(atom, 0, None if high is None else high - low))
+    """``atom`` repeated ``low`` to ``high`` times. ``atom`` must be a single GBNF item.
+
+    llama.cpp expands ``{m,n}`` into n copies and refuses counts of 2000 or more, so counts above
+    MAX_REPEAT are written as nested blocks of MAX_REPEAT copies.
+    """
     if high is None:
-        return {0: f"{atom}*", 1: f"{atom}+"}.get(low, f"{atom}{{{low},}}")
-    if high - low <= MAX_REPEAT:
+        if low <= MAX_REPEAT:
+            return {0: f"{atom}*", 1: f"{atom}+"}.get(low, f"{atom}{{{low},}}")
+        return _join(repeat_expr(atom, low, low), f"{atom}*")
+    if high <= MAX_REPEAT:
+        if low == high:
+            return {0: "()", 1: atom}.get(low, f"{atom}{{{low}}}")
         return f"{atom}?" if (low, high) == (0, 1) else f"{atom}{{{low},{high}}}"
+    block = f"({atom}{{{MAX_REPEAT}}})"
+    if low == high:
+        q, r = divmod(low, MAX_REPEAT)
+        return _join(repeat_expr(block, q, q), repeat_expr(atom, r, r))
     head = repeat_expr(atom, low, low)
     span = high - low
+    if span <= MAX_REPEAT:
+        return _join(head, repeat_expr(atom, 0, span))
     q, r = divmod(span, MAX_REPEAT)
-    block = f"({atom}{{{MAX_REPEAT}}})"
-    # 0..span = (q-1 blocks or fewer, then up to a block) | (q blocks, then up to r)
-    upto = f"({_join(repeat_expr(block, 0, q - 1), repeat_expr(atom, 0, MAX_REPEAT))} | {_join(repeat_expr(block, q, q), repeat_expr(atom, 0, r))})"
-    return _join(head, upto)
+    # 0..span = (at most q-1 blocks, then up to one block more) | (q blocks, then up to r)
+    fewer = _join(repeat_expr(block, 0, q - 1), repeat_expr(atom, 0, MAX_REPEAT))
+    most = _join(repeat_expr(block, q, q), repeat_expr(atom, 0, r))
+    return _join(head, f"({fewer} | {most})")
 
 
 def _join(*parts: str) -> str:
@@ -255,18 +325,62 @@ def _direct_body(node: Node, spec: StringSpec, char: CharSetRef, rules: RuleSet,
     return expr
 
 
+_MAX_SPLIT = 32
+
+
 def _merge_lengths(body: Node, spec: StringSpec) -> Node | str | None:
-    """Fold length bounds into a regex that is one repeated character class."""
-    if isinstance(body, Chars):
-        body = Repeat(body, 1, 1)
-    if not (isinstance(body, Repeat) and isinstance(body.item, Chars)):
-        return None
-    low = max(body.min, spec.min_length)
-    highs = [h for h in (body.max, spec.max_length) if h is not None]
-    high = min(highs) if highs else None
-    if high is not None and high < low:
+    """Fold length bounds into the regex when every branch has at most one variable-length part
+    and that part repeats one character class: its count absorbs the bounds exactly.
+    None if the regex has another shape; "" if no string is left."""
+    branches: list[Node] = []
+    for option in body.options if isinstance(body, Alt) else (body,):
+        for items in _split_by_length(_flatten(option)):
+            fixed = sum(length_bounds(i)[0] for i in items if _fixed(i))
+            variable = [k for k, i in enumerate(items) if not _fixed(i)]
+            if not variable:
+                if spec.min_length <= fixed and (spec.max_length is None or fixed <= spec.max_length):
+                    branches.append(Seq(items))
+                continue
+            part = items[variable[0]]
+            if len(variable) > 1 or not (isinstance(part, Repeat) and isinstance(part.item, Chars)):
+                return None
+            low = max(part.min, spec.min_length - fixed)
+            highs = [h for h in (part.max, None if spec.max_length is None else spec.max_length - fixed) if h is not None]
+            high = min(highs) if highs else None
+            if high is None or high >= low:
+                k = variable[0]
+                branches.append(Seq(items[:k] + (Repeat(part.item, low, high),) + items[k + 1 :]))
+    if not branches:
         return ""
-    return Repeat(body.item, low, high)
+    return branches[0] if len(branches) == 1 else Alt(tuple(branches))
+
+
+def _fixed(node: Node) -> bool:
+    low, high = length_bounds(node)
+    return low == high
+
+
+def _flatten(node: Node) -> tuple[Node, ...]:
+    if isinstance(node, Seq):
+        return tuple(x for item in node.items for x in _flatten(item))
+    return (node,)
+
+
+def _split_by_length(items: tuple[Node, ...]) -> list[tuple[Node, ...]]:
+    """Distribute alternations of fixed-length options over the sequence, one copy per length,
+    so that ``(jpg|jpeg)`` stops being a variable-length part (bounded to a few copies)."""
+    out: list[tuple[Node, ...]] = [()]
+    for item in items:
+        if isinstance(item, Alt) and not _fixed(item) and all(_fixed(o) for o in item.options):
+            by_length: dict[int, list[Node]] = {}
+            for o in item.options:
+                by_length.setdefault(length_bounds(o)[0], []).append(o)
+            groups = [g[0] if len(g) == 1 else Alt(tuple(g)) for g in by_length.values()]
+            if len(out) * len(groups) <= _MAX_SPLIT:
+                out = [prefix + _flatten(g) for prefix in out for g in groups]
+                continue
+        out = [prefix + (item,) for prefix in out]
+    return out
 
 
 def _is_plain(node: Node) -> bool:
@@ -313,6 +427,8 @@ class _Emitter:
                 alts.append(self.char(union))
             alts += [self.emit(o)[0] for o in others]
             return ("(" + " | ".join(alts) + ")", True) if len(alts) > 1 else (alts[0], True)
+        if isinstance(node, Anchor):
+            raise TypeError("anchors are removed before direct emission")
         inner, single = self.emit(node.item)
         if not single or inner.startswith("("):
             inner = self.rules.add(f"{self.hint}-part", inner[1:-1] if single else inner)

@@ -6,7 +6,7 @@ Used to filter ``enum``/``const`` values against the rest of a schema, to decide
 
 from __future__ import annotations
 
-from decimal import Decimal, localcontext
+from decimal import localcontext
 from typing import TYPE_CHECKING, Any
 
 from ._ir import (
@@ -24,6 +24,9 @@ def accepts(ctx: Normalizer, ir: IR, value: Any) -> bool:
 
 def accepts_atom(ctx: Normalizer, atom: Atom, value: Any) -> bool:
     if isinstance(atom, RefAtom):
+        negated = ctx.negation_of(atom.key)
+        if negated is not None:
+            return not accepts(ctx, negated, value)
         return accepts(ctx, ctx.expand(atom.key), value)
     if isinstance(atom, ConstAtom):
         return json_equal(atom.value, value)
@@ -44,7 +47,10 @@ def accepts_atom(ctx: Normalizer, atom: Atom, value: Any) -> bool:
 
 
 def _number_ok(atom: NumAtom, value: int | float) -> bool:
-    if atom.integer and json_type(value) != "integer":
+    if atom.fraction and json_type(value) == "integer":
+        return False
+    if atom.integer and (json_type(value) != "integer"
+                         or (isinstance(value, float) and not atom.float_integers)):
         return False
     d = to_decimal(value)
     if atom.lower is not None:

@@ -1,13 +1,13 @@
 """`make demo`: generate a typed object with the default model and print it.
 
-Run: python examples/generate_demo.py
+Run: python examples/demo.py (or `make demo`)
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from structgen._generate import LLM
+from structgen import LLM
 
 
 class Address(BaseModel):

@@ -1,0 +1,143 @@
+"""Applicator keywords: each turns its subschemas into one IR that the schema intersects.
+
+One small function per keyword, dispatched from :data:`APPLICATORS` (``not`` is collected by the
+normalizer and applied last, so that finite siblings can filter instead of complementing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .._errors import SchemaError
+from ._ir import ANY, IR, Irreducible, RefAtom, atom_type
+from ._keywords import dependent_required, with_key, without_key
+from ._refs import escape_pointer_token
+
+if TYPE_CHECKING:
+    from ._normalize import Normalizer
+
+Handler = Callable[["Normalizer", dict[str, Any], str, str], IR]
+
+
+def _sub_list(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str,
+              keyword: str) -> list[IR]:
+    subs = schema[keyword]
+    if not isinstance(subs, list) or not subs:
+        raise SchemaError(f"{keyword} must be a non-empty array", pointer=pointer,
+                          keyword=keyword)
+    return [ctx.schema(s, base, f"{pointer}/{keyword}/{i}") for i, s in enumerate(subs)]
+
+
+def _ref(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+    return ctx.ref(schema["$ref"], base, pointer)
+
+
+def _dynamic_ref(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+    ref = schema["$dynamicRef"]
+    if isinstance(ref, str) and "#" in ref and not ref.split("#", 1)[1].startswith("/"):
+        name = ref.split("#", 1)[1]
+        if ctx.resolver.dynamic_anchor_count(name) > 1:
+            raise Irreducible("$dynamicRef whose target depends on the dynamic scope")
+    return ctx.ref(ref, base, pointer, "$dynamicRef")
+
+
+def _all_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+    return ctx.algebra.intersect_all(_sub_list(ctx, schema, base, pointer, "allOf"))
+
+
+def _any_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+    branches = _sub_list(ctx, schema, base, pointer, "anyOf")
+    return ctx.algebra.simplify(tuple(a for b in branches for a in b))
+
+
+def _one_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+    branches = [b for b in _sub_list(ctx, schema, base, pointer, "oneOf")]
+    algebra = ctx.algebra
+    kinds = [_kinds(b) for b in branches]
+    overlapping: set[int] = set()
+    for i in range(len(branches)):
+        for j in range(i + 1, len(branches)):
+            if not (kinds[i] & kinds[j]) and "?" not in kinds[i] | kinds[j]:
+                continue  # values of different JSON types never overlap
+            if branches[i] and branches[j] and algebra.intersect(branches[i], branches[j]):
+                overlapping |= {i, j}
+    out: list[Any] = []
+    for i, branch in enumerate(branches):
+        if i in overlapping:
+            others = tuple(a for j, b in enumerate(branches) if j != i and j in overlapping
+                           for a in b)
+            branch = algebra.difference(branch, others)
+        out.extend(branch)
+    return algebra.simplify(tuple(out))
+
+
+def _kinds(ir: IR) -> set[str]:
+    """The JSON types of an IR's values ("?" for a reference not looked into)."""
+    return {"?" if isinstance(a, RefAtom) else atom_type(a) for a in ir}
+
+
+def _if_then_else(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+    if "then" not in schema and "else" not in schema and not (
+            "unevaluatedProperties" in schema or "unevaluatedItems" in schema):
+        return ANY  # only matters for what `if` evaluates
+    condition = ctx.schema(schema["if"], base, f"{pointer}/if")
+    then = ctx.schema(schema.get("then", True), base, f"{pointer}/then")
+    otherwise = ctx.schema(schema.get("else", True), base, f"{pointer}/else")
+    algebra = ctx.algebra
+    yes = algebra.intersect(condition, then)
+    try:
+        no = algebra.difference(otherwise, condition)
+    except Irreducible:
+        if "then" in schema or "else" in schema:
+            raise
+        return ANY  # only the annotations of `if` are lost: fewer keys count as evaluated
+    return algebra.simplify(yes + no)
+
+
+def _dependent_required(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+    deps = schema["dependentRequired"]
+    if not isinstance(deps, dict):
+        raise SchemaError("dependentRequired must be an object", pointer=pointer,
+                          keyword="dependentRequired")
+    return ctx.algebra.intersect_all(dependent_required(deps, pointer, "dependentRequired"))
+
+
+def _dependent_schemas(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str,
+                       keyword: str = "dependentSchemas") -> IR:
+    deps = schema[keyword]
+    if not isinstance(deps, dict):
+        raise SchemaError(f"{keyword} must be an object", pointer=pointer, keyword=keyword)
+    parts: list[IR] = []
+    algebra = ctx.algebra
+    for key, sub in deps.items():
+        if isinstance(sub, list):
+            parts.extend(dependent_required({key: sub}, pointer, keyword))
+            continue
+        ir = ctx.schema(sub, base, f"{pointer}/{keyword}/{escape_pointer_token(key)}")
+        if ir == ANY:
+            continue
+        parts.append(algebra.simplify(without_key(key) + algebra.intersect(with_key(key), ir)))
+    return algebra.intersect_all(parts)
+
+
+def _dependencies(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+    return _dependent_schemas(ctx, schema, base, pointer, "dependencies")
+
+
+def _not_placeholder(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+    return ANY  # `not` is collected separately and applied last
+
+
+APPLICATORS: list[tuple[str, Handler]] = [
+    ("$ref", _ref),
+    ("$dynamicRef", _dynamic_ref),
+    ("allOf", _all_of),
+    ("anyOf", _any_of),
+    ("oneOf", _one_of),
+    ("if", _if_then_else),
+    ("dependentRequired", _dependent_required),
+    ("dependentSchemas", _dependent_schemas),
+    ("dependencies", _dependencies),
+    ("not", _not_placeholder),
+]

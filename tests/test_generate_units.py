@@ -1,0 +1,175 @@
+"""The model-free parts of generation: JSON positions, choice tables, prompts, sampling."""
+
+from __future__ import annotations
+
+from typing import Literal, Optional, Union
+
+import numpy as np
+import pytest
+from pydantic import BaseModel, Field
+
+from structgen._generate._choices import REFUSAL_CUES, Alternative, JsonCursor, choice_table
+from structgen._generate._describe import describe_schema
+from structgen._generate._sampling import TokenPicker, log_softmax
+from structgen._generate._types import Message, SamplingSettings, Usage, as_messages
+
+COMPACT = (", ", ": ")
+
+
+def _paths(text: str) -> list[tuple[int, tuple[str | None, ...]]]:
+    """Every offset of ``text`` where a value starts, with its path."""
+    cursor = JsonCursor()
+    found = []
+    for i, ch in enumerate(text):
+        if cursor.value_path is not None:
+            found.append((i, cursor.value_path))
+        cursor.feed(ch)
+    return found
+
+
+def test_cursor_finds_value_starts() -> None:
+    text = '{"a": 1, "b": ["x", {"c": true}], "d\\"e": null}'
+    # A value may start right after ":" / "," or after the whitespace that follows.
+    assert _paths(text) == [
+        (0, ()),
+        (5, ("a",)),
+        (6, ("a",)),
+        (13, ("b",)),
+        (14, ("b",)),
+        (15, ("b", None)),
+        (19, ("b", None)),
+        (20, ("b", None)),
+        (25, ("b", None, "c")),
+        (26, ("b", None, "c")),
+        (41, ('d"e',)),
+        (42, ('d"e',)),
+    ]
+
+
+def test_cursor_closed_members_and_copy() -> None:
+    cursor = JsonCursor()
+    cursor.feed('{"a": "x, y", "b": {"c": 1}')
+    assert cursor.closed == ["a", "b"] and not cursor.done
+    twin = cursor.copy()
+    twin.feed("}")
+    assert twin.done and not cursor.done
+    items = JsonCursor()
+    items.feed('[{"k": 1}, {"k": 2}]')
+    assert items.closed == [0, 1] and items.done
+
+
+class Ticket(BaseModel):
+    severity: Literal["low", "high"]
+    tags: list[Literal["ui", "db"]]
+    owner: Optional[Literal["ann", "bob"]] = None
+    note: str
+
+
+class Cat(BaseModel):
+    kind: Literal["cat"]
+    lives: int
+
+
+class Dog(BaseModel):
+    kind: Literal["dog"]
+    good: bool
+
+
+class Pet(BaseModel):
+    pet: Union[Cat, Dog]
+
+
+def test_choice_table_for_enums_lists_and_optionals() -> None:
+    table = choice_table(Ticket.model_json_schema(), separators=COMPACT, refusal=False)
+    assert [a.text for a in table[("severity",)]] == ['"low"', '"high"']
+    assert [a.text for a in table[("tags", None)]] == ['"ui"', '"db"']
+    assert [a.text for a in table[("owner",)]] == ['"ann"', '"bob"', "null"]
+    assert ("note",) not in table and () not in table
+
+
+def test_choice_table_for_unions_and_refusal() -> None:
+    table = choice_table(Pet.model_json_schema(), separators=COMPACT, refusal=True)
+    assert [a.text for a in table[("pet", "kind")]] == ['"cat"', '"dog"']
+    assert ("pet",) not in table  # both branches open with the same key
+    root = table[()]
+    assert [a.text for a in root] == ['{"pet": ', '{"refusal": ']
+    assert root[-1] == Alternative('{"refusal": ', False, REFUSAL_CUES)
+    minified = choice_table(Pet.model_json_schema(), separators=(",", ":"), refusal=True)
+    assert [a.text for a in minified[()]] == ['{"pet":', '{"refusal":']
+
+
+class Described(BaseModel):
+    """A person."""
+
+    name: str = Field(description="full name")
+    age: int = Field(ge=0, le=130)
+    role: Literal["admin", "user"]
+    pets: list[Cat] = []
+
+
+def test_description_is_compact_and_complete() -> None:
+    text = describe_schema(Described.model_json_schema(), refusal=True)
+    lines = text.splitlines()
+    assert lines[1] == (
+        '{"name": string, "age": integer (>= 0, <= 130), "role": "admin" | "user", '
+        '"pets": [{"kind": "cat", "lives": integer}, ...] (optional)}'
+    )
+    assert "A person." in lines and "- name: full name" in lines
+    assert lines[-1].startswith("If the request cannot be answered") and '{"refusal"' in lines[-1]
+
+
+def test_messages_are_normalized_and_checked() -> None:
+    got = as_messages("q", system="s", messages=[{"role": "assistant", "content": "a"}])
+    assert got == [Message("system", "s"), Message("assistant", "a"), Message("user", "q")]
+    with pytest.raises(TypeError):
+        as_messages(None, system=None, messages=[{"role": "robot", "content": "x"}])
+    with pytest.raises(ValueError):
+        as_messages(None, system="only a system message", messages=None)
+
+
+def test_sampling_settings_are_checked() -> None:
+    for bad in ({"temperature": -1}, {"top_p": 0}, {"top_k": -2}, {"min_p": 1.0}):
+        with pytest.raises(ValueError):
+            SamplingSettings(**bad)
+
+
+def test_picker_is_greedy_or_seeded() -> None:
+    logits = np.array([0.0, 3.0, 2.9, -np.inf], dtype=np.float32)
+    assert TokenPicker(SamplingSettings()).pick(logits) == 1
+    assert TokenPicker(SamplingSettings()).pick(np.full(3, -np.inf, dtype=np.float32)) is None
+    hot = SamplingSettings(temperature=1.5, top_k=0, top_p=1.0, min_p=0.0, seed=3)
+    runs = [[TokenPicker(hot).pick(logits) for _ in range(1)] for _ in range(2)]
+    assert runs[0] == runs[1]
+    picker = TokenPicker(hot)
+    drawn = {picker.pick(logits) for _ in range(200)}
+    assert drawn <= {0, 1, 2} and {1, 2} <= drawn  # -inf is never drawn
+    assert TokenPicker(SamplingSettings()).choose([-3.0, -1.0, -2.0]) == 1
+    assert np.isclose(np.exp(log_softmax(logits)[np.isfinite(logits)]).sum(), 1.0)
+
+
+def test_usage_adds_up() -> None:
+    total = Usage(1, 0, 2, 3, 0.5, 1.0, 2.0, 1) + Usage(4, 4, 1, 1, 0.25, 1.0, 1.0, 1)
+    assert total == Usage(5, 4, 3, 4, 0.75, 2.0, 3.0, 2)
+    assert total.completion_tokens == 7
+
+
+def test_structured_options_shape_the_spec() -> None:
+    from structgen import structured
+    from structgen.testing import accepts
+    from structgen._generate._output import spec_for
+
+    @structured(choose_by_likelihood=False, describe=False, instructions="Be brief.")
+    class Quiet(BaseModel):
+        mood: Literal["calm", "loud"]
+
+    spec = spec_for(Quiet)
+    assert spec.choices is None and spec.system_hint == "Be brief."
+
+    @structured(whitespace="minified")
+    class Tight(BaseModel):
+        mood: Literal["calm", "loud"]
+
+    tight = spec_for(Tight)
+    assert tight.choices == {("mood",): (Alternative('"calm"', True), Alternative('"loud"', True))}
+    assert accepts(tight.grammar, '{"mood":"calm"}') and not accepts(tight.grammar, '{"mood": "calm"}')
+    assert spec_for(Literal["a", "b"]) is spec_for(Literal["a", "b"])
