@@ -73,6 +73,9 @@ class Grammar:
     """
 
     __slots__ = ("_gbnf", "_root_name", "_triggers")
+    _gbnf: str
+    _root_name: str
+    _triggers: tuple[Trigger, ...]
 
     def __init__(
         self, gbnf: str, *, root: str = "root", triggers: Iterable[Trigger] | None = None

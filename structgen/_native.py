@@ -15,6 +15,7 @@ import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
 from ._errors import BackendError, GrammarError
 from ._llama_log import recent_errors, silence_llama_logs
@@ -54,7 +55,7 @@ class NativeVocab:
         self.vocab = llama_cpp.llama_model_get_vocab(model)
         self.eos = llama_cpp.llama_vocab_eos(self.vocab)
         self.byte_tokens = self._find_byte_tokens()
-        self._compiled: OrderedDict[tuple[str, str], int] = OrderedDict()
+        self._compiled: OrderedDict[tuple[str, str], Any] = OrderedDict()  # native sampler pointers
 
     def _find_byte_tokens(self) -> dict[int, int]:
         """Token ids whose piece is a single byte, to feed text one byte at a time."""
@@ -77,7 +78,7 @@ class NativeVocab:
             raise BackendError("llama.cpp could not tokenize the text")
         return list(tokens[:n])
 
-    def _compile(self, gbnf: str, root: str) -> int:
+    def _compile(self, gbnf: str, root: str) -> Any:
         key = (gbnf, root)
         sampler = self._compiled.get(key)
         if sampler is not None:

@@ -62,7 +62,14 @@ def type_name(tp: Any) -> str:
     if origin is Literal:
         return f"Literal[{', '.join(repr(a) for a in args)}]"
     if origin is Annotated:
-        return type_name(args[0])
+        marks: list[str] = []
+        for mark in tp.__metadata__:
+            inner = getattr(mark, "metadata", None)  # a pydantic FieldInfo lists its constraints
+            if isinstance(inner, list):
+                marks += [repr(m) for m in inner]
+            else:
+                marks.append(repr(mark))
+        return f"Annotated[{', '.join([type_name(args[0]), *marks])}]"
     if origin in (Union, UnionType):
         rest = [a for a in args if a is not type(None)]
         if len(rest) == 1 < len(args):

@@ -102,3 +102,18 @@ def test_recursive_oneof_of_references() -> None:
     grammar = json_schema_to_gbnf(schema)
     assert accepts(grammar, '{"and": [{"leaf": "x"}, {"and": []}]}')
     assert not accepts(grammar, '{"and": [{"leaf": 1}]}')
+
+
+def test_dynamic_ref_resolves_in_the_dynamic_scope() -> None:
+    tree = {"$id": "https://example.com/tree.json", "$dynamicAnchor": "node",
+            "type": "object",
+            "properties": {"data": True,
+                           "children": {"type": "array", "items": {"$dynamicRef": "#node"}}}}
+    strict = {"$id": "https://example.com/strict-tree.json", "$dynamicAnchor": "node",
+              "$ref": "tree.json", "unevaluatedProperties": False}
+    grammar = json_schema_to_gbnf(strict, refs={"https://example.com/tree.json": tree})
+    assert accepts(grammar, '{"children": [{"data": 1}]}')
+    assert not accepts(grammar, '{"children": [{"daat": 1}]}')
+    loose = json_schema_to_gbnf({"$ref": "https://example.com/tree.json"},
+                                refs={"https://example.com/tree.json": tree})
+    assert accepts(loose, '{"children": [{"daat": 1}]}')

@@ -19,6 +19,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    FiniteFloat,
     NegativeFloat,
     PositiveInt,
     computed_field,
@@ -201,7 +202,7 @@ TYPES: list[Any] = [
     Address, Person, Constrained, Times, Bag, Shapes, Choices, Pets, Bounded, Tree, Chain,
     Expr, Optionals, Money, Inventory, Ranges, Texts, Aliased, Open, Point, Movie, list[int],
     dict[str, float], Optional[Address], Literal["a", "b", 3], tuple[Color, Level],
-    frozenset[Level], Union[Cat, Dog, None],
+    frozenset[Level], Union[Cat, Dog, None], list[FiniteFloat],
 ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 
 import pytest
@@ -10,7 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from structgen._errors import SchemaError, UnsupportedSchemaError
+from structgen._schema import _automata
 from structgen._schema._automata import complement, exclusion_dfa, finite_dfa, intersect, length_dfa
+from structgen._schema._regex import parse_regex
 from structgen._schema._rules import RuleSet
 from structgen._schema._strings import StringSpec, json_string_rule, repeat_expr, string_matches
 from structgen.testing import accepts
@@ -77,6 +80,8 @@ TABLE = [
     (StringSpec(patterns=("^[a-z]+$",), not_patterns=("q",)), ["abc"], ["aqb", "q"]),
     (StringSpec(exclude=frozenset({"a", "name", ""})), ["b", "aa", "names", "nam", "Name"], ["a", "name", ""]),
     (StringSpec(exclude=frozenset({"é😀"})), ["é", "😀é"], ["é😀"]),
+    (StringSpec(exclude=frozenset({"a"}), max_length=1), ["", "b"], ["a", "ab"]),
+    (StringSpec(exclude=frozenset({"a"}), max_length=0), [""], ["a", "b"]),
     (StringSpec(only=frozenset({"red", "green", "ré"})), ["red", "green", "ré"], ["blue", "re", "", "redd"]),
     (StringSpec(only=frozenset({"abc", "x", "toolong"}), max_length=3, exclude=frozenset({"x"})), ["abc"],
      ["x", "toolong"]),
@@ -129,6 +134,9 @@ def test_raw_mode() -> None:
     assert accepts(text, "abx") and not accepts(text, '"abx"') and not accepts(text, "x")
     plain = grammar(StringSpec(max_length=2), raw=True)
     assert plain is not None and accepts(plain, "\n\"") and not accepts(plain, "abc")
+    names = grammar(StringSpec(exclude=frozenset({"ab", ""})), raw=True)
+    assert names is not None and accepts(names, "a") and accepts(names, "abc") and accepts(names, '"')
+    assert not accepts(names, "ab") and not accepts(names, "")
     searched = grammar(StringSpec(patterns=("b",), exclude=frozenset({"b"})), raw=True)
     assert searched is not None and accepts(searched, "abc") and not accepts(searched, "b")
 
@@ -271,12 +279,15 @@ def test_length_bounds_fold_into_single_variable_part() -> None:
     text = grammar(spec)
     assert text is not None and "-s ::=" not in text  # no state machine needed
     prefix = "data:image/jpeg;base64,"
-    check(spec, [prefix, prefix + "A" * 100, "data:image/jpg;base64,xyz"], ["data:image/png;base64,", prefix + "!"])
+    good = [prefix, prefix + "A" * 100, "data:image/jpg;base64,xyz"]
+    check(spec, good, ["data:image/png;base64,", prefix + "!"])
     short = StringSpec(patterns=("^id-[0-9]+$",), min_length=5, max_length=6)
     check(short, ["id-12", "id-123"], ["id-1", "id-1234"])
 
 
-@pytest.mark.parametrize(("low", "high"), [(0, 1999), (1500, 1999), (1999, 1999), (0, 1000), (1200, None), (3, 4100)])
+@pytest.mark.parametrize(
+    ("low", "high"), [(0, 1999), (1500, 1999), (1999, 1999), (0, 1000), (1200, None), (3, 4100)]
+)
 def test_counts_near_llama_limits(low: int, high: int | None) -> None:
     text = grammar(StringSpec(min_length=low, max_length=high))
     assert text is not None
@@ -285,3 +296,26 @@ def test_counts_near_llama_limits(low: int, high: int | None) -> None:
     if high is not None:
         assert not accepts(text, json.dumps("a" * (high + 1)))
     assert low == 0 or not accepts(text, json.dumps("a" * (low - 1)))
+
+
+def test_minimisation_methods_agree() -> None:
+    searched = _automata.regex_dfa(parse_regex("^[a-c]*b[a-c]*c[a-c]*$"))
+    bounded = _automata.limit_length(searched, 2, 300)  # acyclic and above the Moore limit
+    assert len(bounded.delta) > _automata._MOORE_LIMIT
+    pattern = re.compile("[a-c]*b[a-c]*c[a-c]*")
+    rng = random.Random(5)
+    for _ in range(300):
+        value = "".join(rng.choice("abcd") for _ in range(rng.choice([2, 5, 299, 300, 301])))
+        expected = pattern.fullmatch(value) is not None and 2 <= len(value) <= 300
+        assert bounded.matches(value) == expected, value
+    # The three ways of merging states find the same classes on the complete automaton.
+    dead = len(bounded.delta)
+    complete = [[t if t >= 0 else dead for t in row] for row in bounded.delta]
+    complete.append([dead] * len(bounded.alphabet))
+    accepting = bounded.accepting + [False]
+    counts = {
+        len(set(_automata._moore(complete, accepting))),
+        len(set(_automata._hopcroft(complete, bounded.accepting, len(bounded.alphabet)))),
+        len(set(_automata._acyclic_classes(complete, bounded.accepting, dead) or [])),
+    }
+    assert counts == {len(bounded.delta) + 1}

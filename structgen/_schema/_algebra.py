@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from ._complement import complement_atom
 from ._ir import (
-    ANY, IR, NOTHING, ArrAtom, Atom, BoolAtom, ConstAtom, Irreducible, KeyCond, NumAtom, ObjAtom,
-    RefAtom, StrAtom, atom_type, is_finite,
+    ANY, IR, NOTHING, ArrAtom, Atom, BoolAtom, ConstAtom, Irreducible, KeyCond, Need, NumAtom,
+    ObjAtom, RefAtom, StrAtom, atom_type, is_finite,
 )
 from ._strings import StringSpec
 
@@ -55,6 +55,21 @@ def _annotated(atom: Atom) -> bool:
     if isinstance(atom, ObjAtom):
         return bool(atom.seen or atom.seen_patterns or atom.seen_all)
     return False
+
+
+def _combined_needs(needs: tuple[Need, ...]) -> tuple[Need, ...]:
+    """Needs as the grammar can hold them: each is met by a member of its own, so a need that
+    another one implies goes (one member meets both); two independent ones are irreducible."""
+    def implied(weak: Need, strong: Need) -> bool:
+        return (weak.cond == KeyCond() and weak.ir == ANY and weak.key_names is None
+                and weak.excluded <= strong.excluded)
+
+    kept = [n for i, n in enumerate(needs)
+            if not any(j != i and implied(n, m) and (not implied(m, n) or j < i)
+                       for j, m in enumerate(needs))]
+    if len(kept) > 1:
+        raise Irreducible("two complements of additionalProperties/propertyNames at once")
+    return tuple(kept)
 
 
 def num_empty(atom: NumAtom) -> bool:
@@ -222,10 +237,20 @@ class Algebra:
             key_names = x.names if y.names is None else y.names
         else:
             key_names = self.intersect(x.names, y.names)
+        for one, other in ((x, y), (y, x)):
+            for need in one.needs:
+                for key in names:
+                    if one.prop(key) is None and key not in need.excluded \
+                            and self.key_matches(need.cond, key) and (
+                                need.key_names is None or self.ctx.accepts(need.key_names, key)):
+                        # The key the need asks for might now be a declared one.
+                        raise Irreducible("the complement of additionalProperties or "
+                                          "patternProperties beside other declared keys")
         atom = ObjAtom(props, x.required | y.required, x.extras + y.extras, key_names,
                        max(x.min_props, y.min_props), min(maxes) if maxes else None,
                        x.seen | y.seen, tuple(dict.fromkeys(x.seen_patterns + y.seen_patterns)),
-                       x.seen_all or y.seen_all, x.modeled or y.modeled)
+                       x.seen_all or y.seen_all, x.modeled or y.modeled,
+                       _combined_needs(x.needs + y.needs))
         return object_nonempty(atom)
 
     # ---------------------------------------------------------------- complement

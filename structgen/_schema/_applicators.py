@@ -10,7 +10,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._errors import SchemaError
-from ._ir import ANY, IR, Irreducible, RefAtom, atom_type
+from ._ir import (
+    ANY, IR, Atom, ConstAtom, Irreducible, ObjAtom, RefAtom, atom_type, is_finite,
+)
 from ._keywords import dependent_required, with_key, without_key
 from ._refs import escape_pointer_token
 
@@ -35,20 +37,55 @@ def _ref(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR
 
 def _dynamic_ref(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
     ref = schema["$dynamicRef"]
-    if isinstance(ref, str) and "#" in ref and not ref.split("#", 1)[1].startswith("/"):
-        name = ref.split("#", 1)[1]
-        if ctx.resolver.dynamic_anchor_count(name) > 1:
-            raise Irreducible("$dynamicRef whose target depends on the dynamic scope")
-    return ctx.ref(ref, base, pointer, "$dynamicRef")
+    target = ctx.resolver.resolve(base, ref, pointer)
+    name = ref.split("#", 1)[1] if isinstance(ref, str) and "#" in ref else ""
+    # Only a target that is itself a dynamic anchor of that name is looked up dynamically.
+    if name and not name.startswith("/") and isinstance(target.schema, dict) \
+            and target.schema.get("$dynamicAnchor") == name:
+        if not ctx.resolver.dynamic:
+            if ctx.resolver.dynamic_anchor_count(name) > 1:
+                raise Irreducible("$dynamicRef in a fetched document whose target depends on "
+                                  "the dynamic scope")
+            return ctx.ref_to(target)
+        outermost = ctx.dynamic_target(name)
+        if outermost is not None:
+            target = ctx.resolver.resolve(outermost, "#" + name, pointer)
+    return ctx.ref_to(target)
 
 
 def _all_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
     return ctx.algebra.intersect_all(_sub_list(ctx, schema, base, pointer, "allOf"))
 
 
+#: anyOf beside unevaluated* is split by which branches match when it has at most this many.
+MAX_EVALUATED_SPLIT = 4
+
+
 def _any_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
     branches = _sub_list(ctx, schema, base, pointer, "anyOf")
-    return ctx.algebra.simplify(tuple(a for b in branches for a in b))
+    union = ctx.algebra.simplify(tuple(a for b in branches for a in b))
+    if ("unevaluatedProperties" in schema or "unevaluatedItems" in schema) \
+            and 1 < len(branches) <= MAX_EVALUATED_SPLIT:
+        try:
+            return _by_matching_branches(ctx, branches)
+        except Irreducible:
+            pass  # the plain union counts only one branch as evaluated: stricter, never wider
+    return union
+
+
+def _by_matching_branches(ctx: Normalizer, branches: list[IR]) -> IR:
+    """The anyOf split by the exact set of branches that match, so that each part evaluates
+    what all its matching branches evaluate (what unevaluated* needs)."""
+    algebra = ctx.algebra
+    out: list[Any] = []
+    for mask in range(1, 1 << len(branches)):
+        inside = [b for i, b in enumerate(branches) if mask & (1 << i)]
+        part = algebra.intersect_all(inside)
+        for i, b in enumerate(branches):
+            if part and not mask & (1 << i):
+                part = algebra.difference(part, b)
+        out.extend(part)
+    return algebra.simplify(tuple(out))
 
 
 def _one_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
@@ -60,6 +97,8 @@ def _one_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) ->
         for j in range(i + 1, len(branches)):
             if not (kinds[i] & kinds[j]) and "?" not in kinds[i] | kinds[j]:
                 continue  # values of different JSON types never overlap
+            if _clearly_disjoint(ctx, branches[i], branches[j]):
+                continue
             if branches[i] and branches[j] and algebra.intersect(branches[i], branches[j]):
                 overlapping |= {i, j}
     out: list[Any] = []
@@ -70,6 +109,28 @@ def _one_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) ->
             branch = algebra.difference(branch, others)
         out.extend(branch)
     return algebra.simplify(tuple(out))
+
+
+def _clearly_disjoint(ctx: Normalizer, x: IR, y: IR) -> bool:
+    """A cheap sufficient test before intersecting: every pair of atoms differs in type, in
+    value, or in the constant of a key both require (a discriminator)."""
+    if ctx.busy(x + y):
+        return False
+    x, y = ctx.expand_all(x), ctx.expand_all(y)
+    return all(_atoms_disjoint(a, b) for a in x for b in y)
+
+
+def _atoms_disjoint(a: Atom, b: Atom) -> bool:
+    if atom_type(a) != atom_type(b):
+        return True
+    if isinstance(a, ConstAtom) and isinstance(b, ConstAtom):
+        return a != b
+    if isinstance(a, ObjAtom) and isinstance(b, ObjAtom):
+        for key in a.required & b.required:
+            va, vb = a.prop(key), b.prop(key)
+            if va and vb and is_finite(va) and is_finite(vb) and not set(va) & set(vb):
+                return True
+    return False
 
 
 def _kinds(ir: IR) -> set[str]:

@@ -440,8 +440,72 @@ def minimize(dfa: DFA) -> DFA:
     n, k = len(dfa.delta), len(dfa.alphabet)
     dead = n  # one explicit sink collects every missing or dead transition
     delta = [[t if t >= 0 and t in live else dead for t in row] for row in dfa.delta] + [[dead] * k]
-    block_of = [0 if s < n and dfa.accepting[s] else 1 for s in range(n + 1)]
-    blocks: list[set[int]] = [{s for s in range(n + 1) if block_of[s] == 0}, {s for s in range(n + 1) if block_of[s] == 1}]
+    # The minimal DFA is unique and _renumber numbers it canonically, so which algorithm finds
+    # the classes does not change the result. Acyclic DFAs (length-bounded products) go first:
+    # one pass, where Moore needs one round per character of the longest string.
+    acyclic = _acyclic_classes(delta, dfa.accepting, dead)
+    if acyclic is not None:
+        return _renumber(dfa, delta, acyclic, dead)
+    if n <= _MOORE_LIMIT:
+        return _renumber(dfa, delta, _moore(delta, dfa.accepting + [False]), dead)
+    return _renumber(dfa, delta, _hopcroft(delta, dfa.accepting, k), dead)
+
+
+def _acyclic_classes(delta: list[list[int]], accepting: list[bool], dead: int) -> list[int] | None:
+    """Equivalence classes in one pass when the DFA has no cycle (length-bounded products):
+    states in post-order, each named by its acceptance and its successors' names. None if the
+    DFA has a cycle."""
+    classes = [-1] * len(delta)
+    classes[dead] = 0
+    names: dict[tuple[int, ...], int] = {}
+    on_stack = [False] * len(delta)
+    stack = [(0, 0)]
+    on_stack[0] = True
+    while stack:
+        s, i = stack[-1]
+        row = delta[s]
+        while i < len(row) and (row[i] == dead or classes[row[i]] >= 0):
+            i += 1
+        if i < len(row):
+            t = row[i]
+            if on_stack[t]:
+                return None
+            stack[-1] = (s, i + 1)
+            stack.append((t, 0))
+            on_stack[t] = True
+            continue
+        stack.pop()
+        on_stack[s] = False
+        key = (1 if accepting[s] else 0, *map(classes.__getitem__, row))
+        classes[s] = names.setdefault(key, len(names) + 1)
+    return classes
+
+
+#: Below this many states Moore's refinement (a few rounds of C-speed tuple hashing) beats
+#: Hopcroft's algorithm in Python; above it, long counter chains make Moore quadratic.
+_MOORE_LIMIT = 400
+
+
+def _moore(delta: list[list[int]], accepting: list[bool]) -> list[int]:
+    """Equivalence class of each state: refine by (class, successor classes) until stable."""
+    classes = [1 if acc else 0 for acc in accepting]
+    count = len(set(classes))
+    while True:
+        signatures: dict[tuple[int, ...], int] = {}
+        refined = [
+            signatures.setdefault((classes[s], *map(classes.__getitem__, row)), len(signatures))
+            for s, row in enumerate(delta)
+        ]
+        if len(signatures) == count:
+            return refined
+        classes, count = refined, len(signatures)
+
+
+def _hopcroft(delta: list[list[int]], accepting: list[bool], k: int) -> list[int]:
+    """Equivalence class of each state of a complete DFA (the last state is the sink)."""
+    n = len(delta) - 1
+    block_of = [0 if s < n and accepting[s] else 1 for s in range(n + 1)]
+    blocks: list[set[int]] = [{s for s in range(n + 1) if block_of[s] == b} for b in (0, 1)]
     if not blocks[0]:
         blocks, block_of = [blocks[1]], [0] * (n + 1)
     inverse: list[dict[int, list[int]]] = [{} for _ in range(k)]
@@ -470,7 +534,7 @@ def minimize(dfa: DFA) -> DFA:
                     work.add((new, c))
                 else:
                     work.add((new, c) if len(part) <= len(blocks[y]) else (y, c))
-    return _renumber(dfa, delta, block_of, dead)
+    return block_of
 
 
 def _coreachable(dfa: DFA) -> set[int]:

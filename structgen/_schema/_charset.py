@@ -131,7 +131,9 @@ _ASTRAL = CharSet.of((0x10000, MAX_CODE_POINT))
 
 # --- GBNF escaping -------------------------------------------------------------------------
 
-_CLASS_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:;@!%&'*+/<=>?{}~|()$`")
+_CLASS_SAFE = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:;@!%&'*+/<=>?{}~|()$`"
+)
 
 
 def _code_escape(cp: int) -> str:
@@ -344,13 +346,24 @@ def _hint(cs: CharSet) -> str:
 
 def json_char_ref(rules: RuleSet, cs: CharSet) -> str:
     """A GBNF expression (a rule name or a parenthesised group) for one JSON character of ``cs``."""
+    inline, hint, body, above_latin1 = _char_ref_parts(cs.ranges)
+    if inline is not None:
+        return inline
+    if above_latin1:
+        rules.add_named(U_ABOVE_LATIN1, _above_latin1_body())
+    return rules.add(hint, body)
+
+
+@lru_cache(maxsize=16384)
+def _char_ref_parts(ranges: tuple[Range, ...]) -> tuple[str | None, str, str, bool]:
+    """(inline expression or None, rule hint, rule body, whether the body needs the shared
+    above-Latin-1 rule) for one JSON character of the set: pure, so shared by all grammars."""
+    cs = CharSet(ranges)
     cp = cs.single()
     if cp is not None and 0x20 <= cp < 0x7F and cp not in (0x22, 0x2F, 0x5C):
-        return _single_char_expr(cp)
+        return _single_char_expr(cp), "", "", False
     body = json_char_body(cs)
-    if U_ABOVE_LATIN1 in body:
-        rules.add_named(U_ABOVE_LATIN1, _above_latin1_body())
-    return rules.add(_hint(cs), body)
+    return None, _hint(cs), body, U_ABOVE_LATIN1 in body
 
 
 @lru_cache(maxsize=1)

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from ._formats import format_regex
 from ._ir import (
-    ANY, IR, NOTHING, ArrAtom, Atom, BoolAtom, ConstAtom, Contains, Irreducible, NumAtom,
-    ObjAtom, StrAtom, atom_type, json_type,
+    ANY, IR, NOTHING, ArrAtom, Atom, BoolAtom, ConstAtom, Contains, Irreducible, KeyCond, Need,
+    NumAtom, ObjAtom, StrAtom, atom_type, json_type,
 )
 from ._strings import StringSpec
 
@@ -145,25 +145,37 @@ def _not_object(alg: Algebra, atom: ObjAtom, context: ObjAtom | None) -> list[At
     known = [k for k, ir in context.props if ir] if closed and context else []
     out: list[Atom] = []
     if atom.names is not None and atom.names != ANY:
-        if not closed:
-            raise Irreducible("the complement of propertyNames")
-        out += [ObjAtom(required=frozenset({k})) for k in known
+        # Some key whose name breaks propertyNames: a declared one, or (open context) any other.
+        declared = known if closed else [k for k, v in context.props if v] if context else []
+        out += [ObjAtom(required=frozenset({k})) for k in declared
                 if not alg.ctx.accepts(atom.names, k)]
+        if not closed:
+            bad_names = tuple(a for a in alg.complement(atom.names)
+                              if atom_type(a) == "string")
+            if bad_names:
+                out.append(ObjAtom(needs=(Need(KeyCond(), ANY, frozenset(declared),
+                                               bad_names),)))
     for key in sorted(atom.required):
         out.append(ObjAtom(props=((key, NOTHING),)))
     for key, ir in atom.props:
         if ir != ANY:
             out.append(ObjAtom(props=((key, _not_value_of(alg, context, key, ir)),),
                                required=frozenset({key})))
+    if atom.needs:
+        raise Irreducible("the complement of a complement of additionalProperties")
     for cond, ir in atom.extras:
         if ir == ANY:
             continue
-        if not closed:
-            raise Irreducible("the complement of additionalProperties or patternProperties")
-        for key in known:
+        # Some key that ``atom`` does not declare breaks ``ir``: one the context declares, or,
+        # unless the context is closed, a key nobody declares.
+        candidates = known if closed else [k for k, v in context.props if v] if context else []
+        for key in candidates:
             if atom.prop(key) is None and alg.key_matches(cond, key):
                 out.append(ObjAtom(props=((key, _not_value_of(alg, context, key, ir)),),
                                    required=frozenset({key})))
+        if not closed:
+            excluded = frozenset(k for k, _ in atom.props) | frozenset(candidates)
+            out.append(ObjAtom(needs=(Need(cond, alg.complement(ir, nested=True), excluded),)))
     if atom.min_props > 0:
         out.append(ObjAtom(max_props=atom.min_props - 1))
     if atom.max_props is not None:

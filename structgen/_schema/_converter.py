@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._errors import SchemaError
+from .._errors import SchemaError, UnsupportedSchemaError
 from ._emit import Emitter, gbnf_literal
-from ._ir import StrAtom
+from ._ir import Irreducible, StrAtom
 from ._normalize import Normalizer
 from ._options import GrammarOptions
 from ._refs import Resolver
@@ -37,6 +38,20 @@ def convert(schema: Any, options: GrammarOptions) -> str:
         raise SchemaError("a JSON Schema must be an object or a boolean")
     resolver = Resolver(document, options.refs, options.allow_fetch)
     norm = Normalizer(options, resolver)
+    try:
+        return _convert(document, resolver, norm, options)
+    except Irreducible as exc:
+        # Last resort: an exact set operation failed outside the keyword that asked for it.
+        pointer, keyword = norm.current_keyword()
+        raise UnsupportedSchemaError(str(exc), pointer=pointer, keyword=keyword) from None
+    except RecursionError:
+        pointer, keyword = norm.current_keyword()
+        raise UnsupportedSchemaError("the schema nests too deeply to convert", pointer=pointer,
+                                     keyword=keyword) from None
+
+
+def _convert(document: Any, resolver: Resolver, norm: Normalizer, options: GrammarOptions
+             ) -> str:
     ir = norm.value_schema(document, resolver.root_base, "#")
     emitter = Emitter(norm, options)
     emitter.rules.reserve("root")
@@ -48,6 +63,8 @@ def convert(schema: Any, options: GrammarOptions) -> str:
         raise SchemaError("the schema accepts no value", pointer="#")
     if options.refusal:
         expr = f"{expr} | {refusal_rule(emitter)}"
+    if not options.refusal and re.fullmatch(r"[a-zA-Z0-9-]+", expr) and emitter.rules.body(expr):
+        expr = emitter.rules.body(expr) or expr  # "root ::= other-rule" would only add a hop
     emitter.rules.define("root", expr)
     norm.warn_dropped()
     return emitter.rules.to_gbnf("root")

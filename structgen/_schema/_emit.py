@@ -15,7 +15,8 @@ from typing import Any
 
 from .._errors import SchemaError
 from ._ir import (
-    ANY, IR, ArrAtom, Atom, BoolAtom, ConstAtom, NullAtom, NumAtom, ObjAtom, RefAtom, StrAtom,
+    ANY, IR, ArrAtom, Atom, BoolAtom, ConstAtom, Irreducible, NullAtom, NumAtom, ObjAtom, RefAtom,
+    StrAtom,
 )
 from ._normalize import Normalizer
 from ._numbers import integer_bounds, integer_rule, number_rule
@@ -24,27 +25,22 @@ from ._rules import RuleSet
 from ._strings import StringSpec, json_string_rule
 
 
+_RULE_NAME = re.compile(r"[a-zA-Z0-9-]+")
+
 #: Constant objects with at most this many keys are accepted in every key order.
 MAX_PERMUTED_KEYS = 4
 
 
+#: Characters a GBNF literal cannot hold as they are.
+_LITERAL_ESCAPES = {
+    **{c: f"\\x{c:02X}" for c in [*range(0x20), 0x7F]},
+    ord('"'): '\\"', ord("\\"): "\\\\", ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t",
+}
+
+
 def gbnf_literal(text: str) -> str:
     """``text`` as a GBNF string literal."""
-    out = []
-    for ch in text:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02X}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
+    return '"' + text.translate(_LITERAL_ESCAPES) + '"'
 
 
 def seq(*parts: str | None) -> str:
@@ -117,12 +113,19 @@ class Emitter:
             return self.number(atom, hint, pointer)
         if isinstance(atom, StrAtom):
             return self.string(atom.spec, hint, pointer)
-        if isinstance(atom, ArrAtom):
-            from ._emit_arrays import emit_array
-            return emit_array(self, atom, hint, pointer)
-        if isinstance(atom, ObjAtom):
-            from ._emit_objects import emit_object
-            return emit_object(self, atom, hint, pointer)
+        try:
+            if isinstance(atom, ArrAtom):
+                from ._emit_arrays import emit_array
+                return emit_array(self, atom, hint, pointer)
+            if isinstance(atom, ObjAtom):
+                from ._emit_objects import emit_object
+                return emit_object(self, atom, hint, pointer)
+        except Irreducible as exc:
+            # A set operation needed only now (splitting items by contains, the members an
+            # object may hold) has no exact form; non-strict leaves the atom out (stricter).
+            keyword = "contains" if isinstance(atom, ArrAtom) else "additionalProperties"
+            self.norm.unsupported(pointer, keyword, str(exc))
+            return None
         raise TypeError(f"unknown atom {atom!r}")
 
     # ------------------------------------------------------------------ references
@@ -156,7 +159,9 @@ class Emitter:
             # Empty after all (e.g. only through impossible recursion): keep the name defined.
             self.rules.define(name, '"\\x00" [^\\x00-\\U0010FFFF]')
             return name
-        self.rules.define(name, body)
+        aliased = self.rules.body(body) if _RULE_NAME.fullmatch(body) else None
+        # "name ::= other-rule" would only add a hop: take the other rule's body instead.
+        self.rules.define(name, aliased if aliased else body)
         return name
 
     # ------------------------------------------------------------------ primitives
@@ -262,7 +267,7 @@ def _lcm_with_one(step: Decimal) -> Decimal:
 def _ref_hint(key: str) -> str:
     if "#" not in key:  # a synthetic intersection or complement
         return key.split("-")[0]
-    fragment = key.rsplit("#", 1)[-1]
+    fragment = key.split("@", 1)[0].rsplit("#", 1)[-1]  # "@..." is a dynamic scope
     last = fragment.rstrip("/").rsplit("/", 1)[-1] if fragment else ""
     # Long definition names ("io.k8s.api.apps.v1.StatefulSetSpec") keep their last word.
     words = [w for w in re.split(r"[^A-Za-z0-9]+", last) if w]

@@ -6,6 +6,7 @@ split into chunks of CHUNK repetitions (exact, never wider).
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING
 
 from ._algebra import Irreducible
@@ -33,19 +34,37 @@ def repeat(em: Emitter, expr: str, low: int, high: int | None, hint: str) -> str
     if high is None:
         if low <= MAX_REPEAT:
             return f"{group}*" if low == 0 else f"{group}+" if low == 1 else f"{group}{{{low},}}"
-        return seq_eps(repeat(em, expr, low, low, hint), f"{group}*") or ""
+        return seq_eps(_exactly(em, expr, low, hint), f"{group}*") or ""
     if high <= MAX_REPEAT:
         if (low, high) == (0, 1):
             return f"{group}?"
         return f"{group}{{{low}}}" if low == high else f"{group}{{{low},{high}}}"
-    if low > 0:
-        return seq_eps(repeat(em, expr, low, low, hint), repeat(em, expr, 0, high - low, hint)) \
-            or ""
-    # x{0,N} with N = CHUNK*q + r: either fewer than q full chunks and a partial one, or q and ≤ r.
-    chunk = em.rules.add(f"{hint}-chunk", f"{group}{{{CHUNK}}}")
-    q, r = divmod(high, CHUNK)
-    fewer = seq_eps(repeat(em, chunk, 0, q - 1, hint), f"{group}{{0,{CHUNK - 1}}}")
-    full = seq_eps(repeat(em, chunk, q, q, hint), repeat(em, expr, 0, r, hint))
+    return seq_eps(_exactly(em, expr, low, hint), _up_to(em, expr, high - low, hint)) or ""
+
+
+def _chunk(em: Emitter, expr: str, hint: str) -> str:
+    group = f"( {expr} )" if " " in expr else expr
+    return em.rules.add(f"{hint}-chunk", f"{group}{{{CHUNK}}}")
+
+
+def _exactly(em: Emitter, expr: str, n: int, hint: str) -> str:
+    """``expr{n}``: CHUNK-sized chunks counted recursively, then the remainder."""
+    if n <= MAX_REPEAT:
+        return repeat(em, expr, n, n, hint)
+    q, r = divmod(n, CHUNK)
+    return seq_eps(_exactly(em, _chunk(em, expr, hint), q, hint),
+                   repeat(em, expr, r, r, hint)) or ""
+
+
+def _up_to(em: Emitter, expr: str, n: int, hint: str) -> str:
+    """``expr{0,n}`` with n = CHUNK*q + r: fewer than q full chunks and a partial one, or q
+    chunks and at most r more (exact, never wider)."""
+    if n <= MAX_REPEAT:
+        return repeat(em, expr, 0, n, hint)
+    q, r = divmod(n, CHUNK)
+    chunk = _chunk(em, expr, hint)
+    fewer = seq_eps(_up_to(em, chunk, q - 1, hint), repeat(em, expr, 0, CHUNK - 1, hint))
+    full = seq_eps(_exactly(em, chunk, q, hint), repeat(em, expr, 0, r, hint))
     return em.rules.add(f"{hint}-rep", f"{fewer} | {full}")
 
 
@@ -148,102 +167,118 @@ def _unique(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None:
     return _wrap(em, alt_eps(options), hint)
 
 
-def _split(em: Emitter, ir: IR, c_ir: IR, exact: bool, hint: str, pointer: str
-           ) -> list[tuple[str, int]] | None:
-    """An item schema as (expression, counts toward contains) classes; with ``exact`` the
-    non-matching class excludes the matches (needed for maxContains), else it is all items."""
-    norm = em.norm
-    hits = norm.algebra.intersect(ir, c_ir)
-    try:
-        others = norm.algebra.difference(ir, c_ir) if exact else ir
-    except Irreducible as exc:
-        norm.unsupported(pointer, "maxContains", f"cannot split items by contains: {exc}")
-        return None
-    classes: list[tuple[str, int]] = []
-    hit_expr = em.emit(hits, child_hint(hint, "hit"), f"{pointer}/contains") if hits else None
-    other_expr = em.emit(others, child_hint(hint, "item"), f"{pointer}/items") if others else None
-    if hit_expr is not None:
-        classes.append((hit_expr, 1))
-    if other_expr is not None:
-        classes.append((other_expr, 0))
+#: contains keywords on one array (from allOf) counted together, at most this many.
+MAX_CONTAINS = 3
+
+Counts = tuple[int, ...]
+
+
+def _split(em: Emitter, ir: IR, contains: tuple[IR, ...], exact: bool, hint: str,
+           pointer: str) -> list[tuple[str, Counts]] | None:
+    """An item schema as classes (expression, which contains it counts for). Without
+    maxContains a class may count for fewer contains than it matches (only "at least" is
+    asked); with it, classes partition the items exactly."""
+    algebra = em.norm.algebra
+    classes: list[tuple[str, Counts]] = []
+    for mask in range(1 << len(contains)):
+        inc = tuple(1 if mask & (1 << i) else 0 for i in range(len(contains)))
+        part = ir
+        try:
+            for i, c_ir in enumerate(contains):
+                # nested=True: references stay named rules, so recursive schemas end.
+                if inc[i]:
+                    part = algebra.intersect(part, c_ir, nested=True)
+                elif exact and part:
+                    part = algebra.difference(part, c_ir, nested=True)
+        except Irreducible as exc:
+            em.norm.unsupported(pointer, "maxContains", f"cannot split items by contains: {exc}")
+            return None
+        name = "item" if not mask else "hit" if mask == 1 else f"hit{mask}"
+        expr = em.emit(part, child_hint(hint, name), f"{pointer}/contains") if part else None
+        if expr is not None:
+            classes.append((expr, inc))
     return classes
 
 
 def _contains(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None:
-    """Items counted by whether they match ``contains``: states (items so far, matches so far),
+    """Items counted by the contains they match: states (items so far, matches per contains),
     saturated once the counts no longer matter."""
     norm = em.norm
-    if len(atom.contains) > 1:
-        norm.unsupported(pointer, "contains", "more than one contains on the same array")
+    cs = atom.contains
+    if len(cs) > MAX_CONTAINS:
+        norm.unsupported(pointer, "contains", f"more than {MAX_CONTAINS} contains on one array")
         return _plain(em, atom, hint, pointer)
-    c = atom.contains[0]
-    exact = c.maximum is not None
+    exact = any(c.maximum is not None for c in cs)
+    c_irs = tuple(c.ir for c in cs)
     per_position = []
     for i, ir in enumerate(atom.prefix):
-        split = _split(em, ir, c.ir, exact, child_hint(hint, str(i)), pointer)
+        split = _split(em, ir, c_irs, exact, child_hint(hint, str(i)), pointer)
         if split is None:
             return _plain(em, atom, hint, pointer)
         per_position.append(split)
-    rest_split = _split(em, atom.items if atom.items is not None else ANY, c.ir, exact, hint,
+    rest_split = _split(em, atom.items if atom.items is not None else ANY, c_irs, exact, hint,
                         pointer)
     if rest_split is None:
         return _plain(em, atom, hint, pointer)
     kp = len(per_position)
     lo, hi = atom.min_items, atom.max_items
-    cmin, cmax = c.minimum, c.maximum
     t_cap = hi if hi is not None else max(lo, kp)
-    k_cap = cmax if cmax is not None else cmin
-    if (t_cap + 1) * (k_cap + 1) > MAX_COUNT_STATES:
+    k_caps = tuple(c.maximum if c.maximum is not None else c.minimum for c in cs)
+    states = t_cap + 1
+    for cap in k_caps:
+        states *= cap + 1
+    if states > MAX_COUNT_STATES:
         norm.unsupported(pointer, "contains", "too many item counts to track")
         return _plain(em, atom, hint, pointer)
-    memo: dict[tuple[int, int], Expr] = {}
+    memo: dict[tuple[int, Counts], Expr] = {}
 
-    def classes_at(t: int) -> list[tuple[str, int]]:
+    def classes_at(t: int) -> list[tuple[str, Counts]]:
         return per_position[t] if t < kp else rest_split
 
-    def step(t: int, k: int, inc: int) -> tuple[int, int] | None:
-        t2, k2 = t + 1, k + inc
-        if hi is not None and t2 > hi or cmax is not None and k2 > cmax:
-            return None
-        return (t2 if hi is not None else min(t2, t_cap), k2 if cmax is not None else min(k2, k_cap))
+    def done(t: int, k: Counts) -> bool:
+        return t >= lo and all(k[i] >= c.minimum for i, c in enumerate(cs))
 
-    def rest(t: int, k: int) -> Expr:
+    def step(t: int, k: Counts, inc: Counts) -> tuple[int, Counts] | None:
+        t2 = t + 1
+        if hi is not None and t2 > hi:
+            return None
+        k2 = []
+        for i, c in enumerate(cs):
+            n = k[i] + inc[i]
+            if c.maximum is not None:
+                if n > c.maximum:
+                    return None
+            else:
+                n = min(n, k_caps[i])
+            k2.append(n)
+        return (t2 if hi is not None else min(t2, t_cap), tuple(k2))
+
+    def rest(t: int, k: Counts) -> Expr:
         if (t, k) in memo:
             return memo[(t, k)]
-        if hi is None and t == t_cap:
-            # Enough items already: only the contains count still matters, so non-matching
-            # items loop freely and matching ones advance k.
-            hit_expr = next((e for e, inc in rest_split if inc), None)
-            other_expr = next((e for e, inc in rest_split if not inc), None)
-            if cmax is None and k == k_cap:
-                result: Expr = f"( {em.sep} ( {' | '.join(e for e, _ in rest_split)} ) )*" \
-                    if rest_split else ""
-            else:
-                loop = f"( {em.sep} {other_expr} )*" if other_expr is not None else ""
-                nxt = step(t, k, 1)
-                options: list[Expr] = ["" if k >= cmin else None]
-                if hit_expr is not None and nxt is not None:
-                    options.append(seq_eps(em.sep, hit_expr, rest(*nxt)))
-                result = seq_eps(loop, alt_eps(options))
-        else:
-            options = ["" if t >= lo and k >= cmin else None]
-            for expr, inc in classes_at(t):
-                nxt = step(t, k, inc)
-                if nxt is not None:
-                    options.append(seq_eps(em.sep, expr, rest(*nxt)))
-            result = alt_eps(options)
+        options: list[Expr] = ["" if done(t, k) else None]
+        loop: list[str] = []
+        for expr, inc in classes_at(t):
+            nxt = step(t, k, inc)
+            if nxt == (t, k):
+                loop.append(expr)  # changes no count that still matters: repeats freely
+            elif nxt is not None:
+                options.append(seq_eps(em.sep, expr, rest(*nxt)))
+        prefix = f"( {em.sep} ( {' | '.join(loop)} ) )*" if loop else ""
+        result = seq_eps(prefix, alt_eps(options))
         if result and " " in result:
-            result = em.rules.add(f"{hint}-c{t}-{k}", result)
+            result = em.rules.add(f"{hint}-c{t}", result)
         memo[(t, k)] = result
         return result
 
     # Build from the largest counts down so that recursion depth stays small.
     for t in range(t_cap, 0, -1):
-        for k in range(k_cap, -1, -1):
+        for k in sorted(itertools.product(*(range(cap + 1) for cap in k_caps)), reverse=True):
             rest(t, k)
-    options: list[Expr] = ["" if lo == 0 and cmin == 0 else None]
+    start = tuple(0 for _ in cs)
+    options: list[Expr] = ["" if done(0, start) else None]
     for expr, inc in classes_at(0):
-        nxt = step(0, 0, inc)
+        nxt = step(0, start, inc)
         if nxt is not None:
             options.append(seq_eps(expr, rest(*nxt)))
     return _wrap(em, alt_eps(options), hint)

@@ -17,22 +17,13 @@ import itertools
 import json
 from typing import TYPE_CHECKING
 
-from ._ir import ANY, IR, NOTHING, ConstAtom, KeyCond, ObjAtom, StrAtom
+from ._emit import child_hint, gbnf_literal
+from ._ir import ANY, IR, NOTHING, ConstAtom, KeyCond, Need, ObjAtom, StrAtom
 from ._refs import escape_pointer_token
 from ._strings import StringSpec
 
 if TYPE_CHECKING:
     from ._emit import Emitter
-
-
-def gbnf_literal(text: str) -> str:
-    from ._emit import gbnf_literal as literal
-    return literal(text)
-
-
-def child_hint(hint: str, child: str) -> str:
-    from ._emit import child_hint as hint_of
-    return hint_of(hint, child)
 
 #: More (patternProperties + additionalProperties) conditions than this are not partitioned.
 MAX_KEY_CONDITIONS = 6
@@ -108,13 +99,38 @@ def emit_object(em: Emitter, atom: ObjAtom, hint: str, pointer: str) -> str | No
             continue
         kv = f"{key_literal(em, key)} {em.colon} {value_expr}"
         (floating if key in floating_keys else members).append((kv, required))
-    extra = _extra_member(em, atom, frozenset(keys + floating_keys), hint, pointer)
+    declared = frozenset(keys + floating_keys)
+    for need in atom.needs:
+        member = _needed_member(em, atom, need, declared, hint, pointer)
+        if member is None:
+            return None
+        floating.append((member, True))
+    extra = _extra_member(em, atom, declared, hint, pointer)
     builder = _ObjectBuilder(em, members, floating, extra, atom.min_props, atom.max_props, hint,
                              pointer)
     content = builder.content()
     if content is None:
         return None
     return em.rules.add(hint, em.container(em.open_obj, content or None, '"}"', optional=False))
+
+
+def _needed_member(em: Emitter, atom: ObjAtom, need: Need, declared: frozenset[str],
+                   hint: str, pointer: str) -> str | None:
+    """An undeclared member that meets ``need`` (and the object's own rules for such keys)."""
+    cond = need.cond
+    # Keys outside the need's condition are ruled out by extra "forbidden" conditions.
+    if cond.match is not None:
+        outside = [(KeyCond(nomatch=(cond.match,)), NOTHING)]
+    else:
+        outside = [(KeyCond(match=p), NOTHING) for p in cond.nomatch]
+    names = atom.names
+    if need.key_names is not None:
+        names = need.key_names if names is None else em.norm.algebra.intersect(names,
+                                                                               need.key_names)
+    narrowed = ObjAtom(atom.props, atom.required,
+                       atom.extras + tuple(outside) + ((cond, need.ir),), names)
+    return _extra_member(em, narrowed, declared | need.excluded, child_hint(hint, "need"),
+                         pointer)
 
 
 def _name_specs(em: Emitter, names: IR | None) -> list[StringSpec]:

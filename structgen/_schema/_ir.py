@@ -86,6 +86,18 @@ class KeyCond:
 
 
 @dataclass(frozen=True)
+class Need:
+    """At least one member whose key is undeclared (not in ``props``, not in ``excluded``),
+    meets ``cond``, and whose value is in ``ir`` (what the complement of
+    additionalProperties/patternProperties asks for)."""
+
+    cond: KeyCond
+    ir: IR
+    excluded: frozenset[str] = frozenset()
+    key_names: IR | None = None  # the key must also be one of these strings (¬propertyNames)
+
+
+@dataclass(frozen=True)
 class ObjAtom:
     """Objects. ``props`` are declared keys (value schema already includes matching patterns);
     every ``extras`` rule whose condition holds applies to an undeclared key; ``names`` constrains
@@ -104,6 +116,7 @@ class ObjAtom:
     seen_all: bool = False
     # Declared by a schema with ``properties`` (a model): what additional_properties=False closes.
     modeled: bool = False
+    needs: tuple[Need, ...] = ()
 
     def prop(self, name: str) -> IR | None:
         for key, ir in self.props:

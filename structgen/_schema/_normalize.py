@@ -33,7 +33,8 @@ class Normalizer:
         self._where = ("#", "allOf")  # keyword being evaluated, for lazily raised errors
         self._pattern_cache: dict[tuple[str, str], bool] = {}
         self._ref_pointer: dict[str, str] = {}
-        self._pending_targets: dict[str, Target] = {}
+        self._pending_targets: dict[str, tuple[Target, tuple[str, ...]]] = {}
+        self.scope: tuple[str, ...] = ()  # schema resources entered so far, outermost first
         self.hints: dict[str, str] = {}  # synthetic key -> the reference key it is named after
 
     # ------------------------------------------------------------------ policy
@@ -44,6 +45,10 @@ class Normalizer:
         where = f"{pointer}/{keyword}" if pointer != "#" else f"#/{keyword}"
         if where not in self.dropped:
             self.dropped.append(where)
+
+    def current_keyword(self) -> tuple[str, str]:
+        """(pointer, keyword) of the applicator evaluated last, for errors raised late."""
+        return self._where
 
     def warn_dropped(self) -> None:
         if self.dropped:
@@ -76,12 +81,23 @@ class Normalizer:
         return accepts(self, ir, value)
 
     # ------------------------------------------------------------------ references
-    def ref(self, ref: Any, base: str, pointer: str, keyword: str = "$ref") -> IR:
-        target = self.resolver.resolve(base, ref, f"{pointer}")
-        if target.key not in self._ref_irs and target.key not in self._ref_pointer:
-            self._ref_pointer[target.key] = target.pointer
-            self._pending_targets[target.key] = target
-        return (RefAtom(target.key),)
+    def ref(self, ref: Any, base: str, pointer: str) -> IR:
+        return self.ref_to(self.resolver.resolve(base, ref, pointer))
+
+    def ref_to(self, target: Target) -> IR:
+        key = target.key
+        if self.resolver.dynamic:
+            # With $dynamicRef around, what a target means depends on the resources entered on
+            # the way to it (its dynamic scope), so the scope is part of its identity.
+            key = f"{key}@{' '.join(self.scope)}"
+        if key not in self._ref_irs and key not in self._ref_pointer:
+            self._ref_pointer[key] = target.pointer
+            self._pending_targets[key] = (target, self.scope)
+        return (RefAtom(key),)
+
+    def dynamic_target(self, name: str) -> str | None:
+        """The outermost resource in the dynamic scope with ``$dynamicAnchor: name``."""
+        return next((r for r in self.scope if self.resolver.has_dynamic_anchor(r, name)), None)
 
     def expand(self, key: str) -> IR:
         """The IR a RefAtom stands for (normalized once; cycles of pure expansion are errors)."""
@@ -98,8 +114,12 @@ class Normalizer:
             if key in self._synthetic:
                 ir = self._expand_synthetic(key)
             else:
-                target = self._pending_targets[key]
-                ir = self.schema(target.schema, target.base, target.pointer)
+                target, scope = self._pending_targets[key]
+                outer, self.scope = self.scope, scope
+                try:
+                    ir = self.schema(target.schema, target.base, target.pointer)
+                finally:
+                    self.scope = outer
         finally:
             self._expanding.pop()
         self._ref_irs[key] = ir
@@ -197,6 +217,15 @@ class Normalizer:
         if not isinstance(schema, dict):
             raise SchemaError("a schema must be an object or a boolean", pointer=pointer)
         base = self.resolver.base_of(schema, base)
+        if self.resolver.dynamic and base not in self.scope:
+            outer, self.scope = self.scope, self.scope + (base,)
+            try:
+                return self._schema(schema, base, pointer)
+            finally:
+                self.scope = outer
+        return self._schema(schema, base, pointer)
+
+    def _schema(self, schema: dict[str, Any], base: str, pointer: str) -> IR:
         parts: list[IR] = [typed_atoms(self, schema, base, pointer)]
         finite = self._finite(schema, pointer)
         if finite is not None:

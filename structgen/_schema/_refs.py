@@ -26,6 +26,8 @@ _LISTS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
 _MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas",
          "dependencies")
 
+_SINGLE_SET, _LISTS_SET, _MAPS_SET = frozenset(_SINGLE), frozenset(_LISTS), frozenset(_MAPS)
+
 
 @dataclass(frozen=True)
 class Target:
@@ -41,20 +43,15 @@ def escape_pointer_token(token: str) -> str:
 
 def subschemas(schema: dict[str, Any]) -> Iterator[tuple[str, Any]]:
     """(relative pointer, subschema) for every subschema position of ``schema``."""
-    for kw in _SINGLE:
-        sub = schema.get(kw)
-        if isinstance(sub, (dict, bool)):
-            yield f"/{kw}", sub
-    for kw in _LISTS:
-        subs = schema.get(kw)
-        if isinstance(subs, list):
-            for i, sub in enumerate(subs):
+    for kw, value in schema.items():
+        if isinstance(value, (dict, bool)) and kw in _SINGLE_SET:
+            yield f"/{kw}", value
+        elif isinstance(value, list) and kw in _LISTS_SET:
+            for i, sub in enumerate(value):
                 if isinstance(sub, (dict, bool)):
                     yield f"/{kw}/{i}", sub
-    for kw in _MAPS:
-        subs = schema.get(kw)
-        if isinstance(subs, dict):
-            for name, sub in subs.items():
+        elif isinstance(value, dict) and kw in _MAPS_SET:
+            for name, sub in value.items():
                 if isinstance(sub, (dict, bool)):
                     yield f"/{kw}/{escape_pointer_token(name)}", sub
 
@@ -69,6 +66,10 @@ class Resolver:
         self._keep: list[Any] = []  # keeps indexed documents alive so ids stay unique
         self._legacy_id = False
         self._dynamic_anchors: dict[str, set[str]] = {}
+        #: Whether the documents use $dynamicRef (then references carry their dynamic scope);
+        #: known up front for the root and ``refs``; a fetched document cannot turn it on.
+        self.dynamic = "$dynamicRef" in json.dumps(root) or any(
+            "$dynamicRef" in json.dumps(doc) for doc in self._refs.values())
         if isinstance(root, dict):
             draft = str(root.get("$schema", ""))
             self._legacy_id = "draft-04" in draft or "draft-03" in draft
@@ -117,6 +118,9 @@ class Resolver:
     def dynamic_anchor_count(self, name: str) -> int:
         """How many resources declare ``$dynamicAnchor: name`` (more than one: scope matters)."""
         return len(self._dynamic_anchors.get(name, ()))
+
+    def has_dynamic_anchor(self, resource: str, name: str) -> bool:
+        return resource in self._dynamic_anchors.get(name, ())
 
     def key_of(self, schema: Any, fallback: str) -> str:
         where = self._where.get(id(schema))

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _INVALID_NAME_CHARS = re.compile(r"[^a-zA-Z0-9-]+")
+# A body's tokens: literals and classes (skipped), or a bare word that may name a rule.
+_REF = re.compile(r'"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]|([a-zA-Z0-9-]+)')
 
 
+@lru_cache(maxsize=65536)
 def rule_name_hint(text: str) -> str:
     """A valid GBNF rule name derived from arbitrary text (property names, titles...)."""
     name = _INVALID_NAME_CHARS.sub("-", text).strip("-").lower()
@@ -83,16 +87,20 @@ class RuleSet:
         lines += [f"{n} ::= {self._bodies[n]}" for n in sorted(reachable - {root})]
         return "\n".join(lines) + "\n"
 
-    _REF = re.compile(r'"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]|([a-zA-Z0-9-]+)')
-
     def _reachable(self, root: str) -> set[str]:
         seen = {root}
         todo = [root]
+        bodies = self._bodies
         while todo:
-            body = self._bodies[todo.pop()] or ""
-            for m in self._REF.finditer(body):
-                ref = m.group(1)
-                if ref and ref in self._bodies and ref not in seen:
+            for ref in _words(bodies[todo.pop()] or ""):
+                if ref not in seen and ref in bodies:
                     seen.add(ref)
                     todo.append(ref)
         return seen
+
+
+@lru_cache(maxsize=65536)
+def _words(body: str) -> tuple[str, ...]:
+    """The distinct bare words of a body, in order: the names it may refer to. Cached because
+    the same bodies (character classes, shared sub-rules) recur across many grammars."""
+    return tuple(dict.fromkeys(w for w in _REF.findall(body) if w))

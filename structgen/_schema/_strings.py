@@ -1,12 +1,14 @@
 """JSON string languages: :class:`StringSpec`, its GBNF (:func:`json_string_rule`) and its membership
 test (:func:`string_matches`), which agree exactly.
 
-Three routes, cheapest first:
+Four routes, cheapest first:
 
 1. no pattern, format or exclusion: ``"\\"" char{m,n} "\\""``;
-2. one fully anchored, structurally simple regex: GBNF written straight from the regex tree, with
-   ``{m,n}`` counts (small grammars that llama.cpp runs fast);
-3. anything else: a minimal DFA of the intersection of every constraint, one rule per state.
+2. only excluded names (undeclared property keys): straight from the trie of the names;
+3. one fully anchored, structurally simple regex: GBNF written straight from the regex tree, with
+   ``{m,n}`` counts (small grammars that llama.cpp runs fast); length bounds fold into the one
+   variable-length part when there is exactly one;
+4. anything else: a minimal DFA of the intersection of every constraint, one rule per state.
 
 Every route accepts every JSON spelling of an allowed string (raw, short escapes, ``\\uXXXX`` in
 either case, surrogate pairs) and never a raw control character.
@@ -187,7 +189,9 @@ def json_string_rule(
     return memo[key]
 
 
-def _string_rule(rules: RuleSet, spec: StringSpec, hint: str, pointer: str, dotall: bool, raw: bool) -> str | None:
+def _string_rule(
+    rules: RuleSet, spec: StringSpec, hint: str, pointer: str, dotall: bool, raw: bool
+) -> str | None:
     if spec.min_length < 0 or (spec.max_length is not None and spec.max_length < spec.min_length):
         return None
     if raw:
@@ -204,7 +208,8 @@ def _string_rule(rules: RuleSet, spec: StringSpec, hint: str, pointer: str, dota
     if simple and not regexes:
         body = repeat_expr(char(UNIVERSE), spec.min_length, spec.max_length)
         return rules.add(hint, f"{quote}{body} {final}".strip() or '""')
-    if excluded and not (regexes or spec.not_patterns or spec.only is not None or spec.min_length or spec.max_length):
+    only_exclusion = not (regexes or spec.not_patterns or spec.min_length or spec.max_length is not None)
+    if excluded and spec.only is None and only_exclusion:
         body = _exclusion_body(excluded, rules, hint, char, final)
         return rules.add(hint, f"{quote}({body})" if quote else body)
     if simple and len(regexes) == 1:
@@ -345,7 +350,8 @@ def _merge_lengths(body: Node, spec: StringSpec) -> Node | str | None:
             if len(variable) > 1 or not (isinstance(part, Repeat) and isinstance(part.item, Chars)):
                 return None
             low = max(part.min, spec.min_length - fixed)
-            highs = [h for h in (part.max, None if spec.max_length is None else spec.max_length - fixed) if h is not None]
+            room = None if spec.max_length is None else spec.max_length - fixed
+            highs = [h for h in (part.max, room) if h is not None]
             high = min(highs) if highs else None
             if high is None or high >= low:
                 k = variable[0]
