@@ -174,8 +174,11 @@ def test_bounds_needing_too_many_digits() -> None:
     assert info.value.keyword == "exclusiveMinimum"
     # A huge maximum is harmless (the digit cap applies), and numbers keep their exponent spellings.
     assert_table(int_grammar(maximum=huge), ["0", "-5", "9" * MAX_INTEGER_DIGITS], ["1" + "0" * MAX_INTEGER_DIGITS])
-    grammar = num_grammar(minimum=D("2.5e400"))
-    assert_table(grammar, ["2.5e400", "2.51e+400", "1e401", "3E400"], ["2.4e400", "9e399", "1e+308", "1" + "0" * 400])
+    # Numbers are finite doubles: nothing at or above 2.5e400 is one.
+    assert num_grammar(minimum=D("2.5e400")) is None
+    grammar = num_grammar(minimum=D("2.5e300"))
+    assert_table(grammar, ["2.5e300", "2.51e+300", "1e301", "1.7976931348623157e+308"],
+                 ["2.4e300", "9e299", "1e+309", "1.8e308", "1" + "0" * 400])
 
 
 def test_non_positive_multiple_of_is_a_schema_error() -> None:
@@ -187,8 +190,11 @@ def test_non_positive_multiple_of_is_a_schema_error() -> None:
 # --- decimal numbers ----------------------------------------------------------------------------
 
 NUMBER_TABLE: list[tuple[dict[str, Any], list[str], list[str]]] = [
-    ({}, ["0", "-0", "1.0", "0.5", "1e-05", "1.5e+300", "123", "-2.5", "1E5", "0.5e3", "-0.0", "12e012"],
-     ["01", "1.", ".5", "+1", "1e", "1e+", "--1", "NaN", "Infinity", "1e1000", "0x10"]),
+    # Numbers are finite doubles; scientific notation has one digit before the point (json.dumps').
+    ({}, ["0", "-0", "1.0", "0.5", "1e-05", "1.5e+300", "123", "-2.5", "1E5", "-0.0", "5e-324",
+          "1.7976931348623157e+308"],
+     ["01", "1.", ".5", "+1", "1e", "1e+", "--1", "NaN", "Infinity", "1e1000", "0x10", "1.8e308",
+      "-1e999", "0.5e3", "12e012"]),
     ({"minimum": D("1.25")}, ["1.25", "1.250", "1.3", "2", "1.26e0", "1.25e+0", "1e1", "5e-0"],
      ["1.2", "1.249", "1", "1.24999999", "1.2e0", "-5", "0"]),
     ({"exclusive_minimum": D("1.25")}, ["1.2500001", "1.26", "2"], ["1.25", "1.2500", "1.25e0", "1"]),
@@ -201,7 +207,8 @@ NUMBER_TABLE: list[tuple[dict[str, Any], list[str], list[str]]] = [
     ({"minimum": D("1e-5"), "maximum": D("1e5")}, ["1e-05", "0.00001", "100000", "1e+05", "1E5", "0.5", "99999.99"],
      ["0.000009", "9.99e-06", "100000.01", "1.00001e5", "0"]),
     ({"exclusive_minimum": D("-1.5"), "maximum": D(7)}, ["-1.4", "-1", "0", "6.99", "7", "7.000"], ["-1.5", "-1.50", "7.01", "8"]),
-    ({"minimum": D("1.7976931348623157e308")}, ["1.7976931348623157e+308", "1.8e308"], ["1e+308", "1.7976931348623156e+308"]),
+    ({"minimum": D("1.7976931348623157e308")}, ["1.7976931348623157e+308"],
+     ["1e+308", "1.7976931348623156e+308", "1.8e308"]),
 ]
 
 

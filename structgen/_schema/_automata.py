@@ -249,6 +249,9 @@ def _determinize(nfa: _NFA, final: int) -> DFA:
     sets = [first]
     delta: list[list[int]] = []
     accepting: list[bool] = []
+    # Many symbols move to the same items (the search prefix loops on everything), and a set of
+    # items always leads to the same state: resolve each distinct set once.
+    state_of_targets: dict[frozenset[int], int] = {}
     for current in sets:
         moves: dict[int, set[int]] = {}
         for item in current:
@@ -258,16 +261,20 @@ def _determinize(nfa: _NFA, final: int) -> DFA:
                         moves.setdefault(a, set()).add(target)
         row = [-1] * len(parts)
         for a, targets in moves.items():
-            union: set[int] = set()
-            for t in targets:
-                union |= closure_of(t, at_start=False)
-            nxt = done if 2 * final in union else frozenset(union)
-            if nxt not in index:
-                if len(sets) >= MAX_STATES:
-                    raise TooLarge
-                index[nxt] = len(sets)
-                sets.append(nxt)
-            row[a] = index[nxt]
+            key = frozenset(targets)
+            known = state_of_targets.get(key)
+            if known is None:
+                union: set[int] = set()
+                for t in targets:
+                    union |= closure_of(t, at_start=False)
+                nxt = done if 2 * final in union else frozenset(union)
+                if nxt not in index:
+                    if len(sets) >= MAX_STATES:
+                        raise TooLarge
+                    index[nxt] = len(sets)
+                    sets.append(nxt)
+                known = state_of_targets[key] = index[nxt]
+            row[a] = known
         delta.append(row)
         accepting.append(2 * final in current or 2 * final + 1 in current)
     return DFA(parts, delta, accepting)
@@ -389,19 +396,24 @@ def limit_length(dfa: DFA, min_length: int, max_length: int | None) -> DFA:
     index = {(0, 0): 0}
     order = [(0, 0)]
     delta: list[list[int]] = []
+    # No maximum: an unreachable bound, so the pruning test below never fires.
+    bound = max_length if max_length is not None else len(dfa.delta) + min_length + far + 2
+    source = dfa.delta
     for s, c in order:
         row = []
         nc = c + 1 if max_length is not None else min(c + 1, min_length)
-        for t in dfa.delta[s]:
-            if t < 0 or (max_length is not None and nc + to_accept[t] > max_length):
+        for t in source[s]:
+            if t < 0 or nc + to_accept[t] > bound:
                 row.append(-1)
                 continue
-            if (t, nc) not in index:
+            pair = (t, nc)
+            known = index.get(pair)
+            if known is None:
                 if len(order) >= MAX_PRODUCT_STATES:
                     raise TooLarge(MAX_PRODUCT_STATES)
-                index[(t, nc)] = len(order)
-                order.append((t, nc))
-            row.append(index[(t, nc)])
+                known = index[pair] = len(order)
+                order.append(pair)
+            row.append(known)
         delta.append(row)
     accepting = [dfa.accepting[s] and c >= min_length for s, c in order]
     return minimize(DFA(list(dfa.alphabet), delta, accepting))

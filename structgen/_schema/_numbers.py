@@ -394,10 +394,6 @@ def _integer_body(rules: RuleSet, hint: str, lo: int, hi: int, k: int, pointer: 
 
 # --- decimal numbers -----------------------------------------------------------------------
 
-_ANY_NUMBER = (
-    f'"-"? ("0" | [1-9] {_rep("[0-9]", 0, MAX_INTEGER_DIGITS - 1)}) ("." {_rep("[0-9]", 1, MAX_FRACTION_DIGITS)})? '
-    f'([eE] [-+]? {_rep("[0-9]", 1, MAX_EXPONENT_DIGITS)})?'
-)
 _EXPONENT_MAX = 10**MAX_EXPONENT_DIGITS - 1
 #: Negative exponents of bounded numbers stop where doubles do: 1e-400 > 0 is true in JSON
 #: Schema, but Python, Pydantic and most JSON readers read it as 0.0, which breaks an exclusive
@@ -559,6 +555,18 @@ def _scientific(iv: _Interval) -> str | None:
     return _alt(options)
 
 
+#: The largest finite double. Numbers stay within ±MAX_DOUBLE: ``1e999`` is a JSON number, but
+#: Python, Pydantic and most readers turn it into infinity, which finite floats refuse.
+MAX_DOUBLE = Decimal("1.7976931348623157e308")
+
+
+def _finite(iv: _Interval) -> _Interval:
+    """``iv`` intersected with [-MAX_DOUBLE, MAX_DOUBLE]."""
+    lo, lo_incl = (iv.lo, iv.lo_incl) if iv.lo is not None and iv.lo > -MAX_DOUBLE else (-MAX_DOUBLE, True)
+    hi, hi_incl = (iv.hi, iv.hi_incl) if iv.hi is not None and iv.hi < MAX_DOUBLE else (MAX_DOUBLE, True)
+    return _Interval(lo, lo_incl, hi, hi_incl)
+
+
 @lru_cache(maxsize=1024)
 def _bounded_number(iv: _Interval) -> str | None:
     """Nonnegative and "-"-prefixed spellings (plain and scientific) of the values in iv.
@@ -676,8 +684,7 @@ def number_rule(
         ctx.prec = 4 * (MAX_INTEGER_DIGITS + MAX_FRACTION_DIGITS + _EXPONENT_MAX)
         if step is not None:
             body = _decimal_multiples(rules, hint, pointer, iv, step)
-        elif iv.lo is None and iv.hi is None:
-            body = _ANY_NUMBER
         else:
-            body = _bounded_number(iv)
+            finite = _finite(iv)
+            body = None if finite.is_empty() else _bounded_number(finite)
     return None if body is None else rules.add(hint, body)

@@ -240,9 +240,10 @@ def _exclusion_body(words: list[str], rules: RuleSet, hint: str, char: CharSetRe
     refs: dict[str, str] = {}  # per character, and per "any character but these" (key "^...")
 
     def ref(key: str) -> str:
-        if key not in refs:
-            refs[key] = char(_all_but(key[1:]) if key.startswith("^") else CharSet.chars(key))
-        return refs[key]
+        found = refs.get(key)
+        if found is None:
+            found = refs[key] = char(_key_charset(key))
+        return found
 
     def body(node: Trie, depth: int) -> str:
         children = sorted(c for c in node if c)
@@ -263,6 +264,12 @@ def _exclusion_body(words: list[str], rules: RuleSet, hint: str, char: CharSetRe
 @lru_cache(maxsize=4096)
 def _all_but(chars: str) -> CharSet:
     return UNIVERSE - CharSet.chars(chars)
+
+
+@lru_cache(maxsize=16384)
+def _key_charset(key: str) -> CharSet:
+    """A trie edge's characters: ``key`` itself, or every character but those after a ``^``."""
+    return _all_but(key[1:]) if key.startswith("^") else CharSet.chars(key)
 
 
 def repeat_expr(atom: str, low: int, high: int | None) -> str:
