@@ -25,7 +25,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.corpora import Case, Outcome, jsts_cases, jsts_remotes, maskbench_cases  # noqa: E402
+from bench.corpora import (  # noqa: E402
+    Case,
+    Outcome,
+    jsts_cases,
+    jsts_remotes,
+    maskbench_cases,
+    score,
+)
 
 HANG_SECONDS = 30.0
 
@@ -106,16 +113,8 @@ def evaluate(case: Case, convert: Callable[[Any], str], judge: Judge) -> Outcome
         return Outcome(str(verdicts), seconds=seconds)
     if isinstance(verdicts, str):
         return Outcome("compile-error", error=verdicts, seconds=seconds)
-    out = Outcome("pass", seconds=seconds)
-    for i, ((_, valid), verdict) in enumerate(zip(case.tests, verdicts)):
-        if verdict == valid:
-            out.right += 1
-        elif valid:
-            out.valid_rejected.append(i)
-        else:
-            out.invalid_accepted.append(i)
-    if out.valid_rejected or out.invalid_accepted:
-        out.status = "wrong"
+    out = score(case, verdicts)
+    out.seconds = seconds
     return out
 
 

@@ -75,15 +75,10 @@ class Outcome:
     seconds: float = 0.0
 
 
-def decide(
-    case: Case,
-    gbnf: str,
-    accepts: Callable[[str, str], bool],
-) -> Outcome:
-    """Judge every instance of ``case`` against ``gbnf`` with the given acceptance oracle."""
+def score(case: Case, verdicts: list[bool]) -> Outcome:
+    """Compare a grammar's verdicts on ``case``'s instances with their labels."""
     out = Outcome("pass")
-    for i, (data, valid) in enumerate(case.tests):
-        verdict = accepts(gbnf, json.dumps(data))
+    for i, ((_, valid), verdict) in enumerate(zip(case.tests, verdicts)):
         if verdict == valid:
             out.right += 1
         elif valid:
@@ -93,3 +88,8 @@ def decide(
     if out.valid_rejected or out.invalid_accepted:
         out.status = "wrong"
     return out
+
+
+def decide(case: Case, gbnf: str, accepts: Callable[[str, str], bool]) -> Outcome:
+    """Judge every instance of ``case`` against ``gbnf`` with the given acceptance oracle."""
+    return score(case, [accepts(gbnf, json.dumps(data)) for data, _ in case.tests])
