@@ -584,8 +584,8 @@ def _renumber(dfa: DFA, delta: list[list[int]], block_of: list[int], dead: int) 
 def _merge_symbols(alphabet: Sequence[CharSet], rows: list[list[int]], accepting: list[bool]) -> DFA:
     """Fuse symbols that every state treats alike, keeping the alphabet small."""
     columns: dict[tuple[int, ...], list[int]] = {}
-    for a in range(len(alphabet)):
-        columns.setdefault(tuple(row[a] for row in rows), []).append(a)
+    for a, column in enumerate(zip(*rows)):
+        columns.setdefault(column, []).append(a)
     merged = list(columns.values())
     new_alphabet = [CharSet.from_ranges(r for a in group for r in alphabet[a].ranges) for group in merged]
     new_rows = [[row[group[0]] for group in merged] for row in rows]

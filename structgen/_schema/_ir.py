@@ -14,6 +14,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from decimal import Decimal
+from json.encoder import encode_basestring_ascii
 from typing import Any, Union
 
 from ._strings import StringSpec
@@ -135,7 +136,13 @@ class ConstAtom:
         return isinstance(other, ConstAtom) and json_equal(self.value, other.value)
 
     def __hash__(self) -> int:
-        return hash(canonical_key(self.value))
+        # Cached: atoms are hashed over and over while unions are simplified, and the value
+        # of a schema's const or enum is never mutated.
+        cached: int | None = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash(canonical_key(self.value))
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
 
 @dataclass(frozen=True)
@@ -224,7 +231,9 @@ def to_decimal(value: int | float) -> Decimal:
 
 def canonical_key(value: Any) -> str:
     """A hashable key equal for JSON-equal values."""
-    if isinstance(value, bool) or value is None or isinstance(value, str):
+    if isinstance(value, str):
+        return encode_basestring_ascii(value)  # what json.dumps does for a str, minus its overhead
+    if isinstance(value, bool) or value is None:
         return json.dumps(value)
     if isinstance(value, (int, float)):
         return "n" + str(to_decimal(value).normalize())

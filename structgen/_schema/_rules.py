@@ -103,4 +103,6 @@ class RuleSet:
 def _words(body: str) -> tuple[str, ...]:
     """The distinct bare words of a body, in order: the names it may refer to. Cached because
     the same bodies (character classes, shared sub-rules) recur across many grammars."""
-    return tuple(dict.fromkeys(w for w in _REF.findall(body) if w))
+    words = dict.fromkeys(_REF.findall(body))
+    words.pop("", None)  # literals and classes match with an empty group
+    return tuple(words)

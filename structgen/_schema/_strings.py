@@ -139,18 +139,13 @@ def _spec_dfa(spec: StringSpec, dotall: bool) -> DFA | tuple[str, int]:
     dfa: DFA | None = None
     keyword = "pattern"
     try:
-        for regex, keyword in _regexes(spec, "", dotall):
-            part = _cached_dfa(regex, dotall)
-            if part is None:
-                raise TooLarge
-            dfa = part if dfa is None else intersect(dfa, part)
-        keyword = "pattern"
-        for regex in spec.not_patterns:
-            part = _cached_dfa(regex, dotall)
-            if part is None:
-                raise TooLarge
-            part = complement(part)
-            dfa = part if dfa is None else intersect(dfa, part)
+        steps = tuple((regex, kw, False) for regex, kw in _regexes(spec, "", dotall))
+        steps += tuple((regex, "pattern", True) for regex in spec.not_patterns)
+        if steps:
+            product = _regex_product(steps, dotall)
+            if isinstance(product, tuple):
+                return product
+            dfa = product
         excluded = [v for v in spec.exclude if _scalar(v)]
         if excluded:
             part = exclusion_dfa(excluded)
@@ -169,6 +164,29 @@ def _spec_dfa(spec: StringSpec, dotall: bool) -> DFA | tuple[str, int]:
     except TooLarge as error:
         return keyword, error.limit
     return dfa
+
+
+@lru_cache(maxsize=4096)
+def _regex_product(steps: tuple[tuple[str, str, bool], ...], dotall: bool) -> DFA | tuple[str, int]:
+    """The intersection of the regexes' DFAs (complemented where the flag is set), taken left
+    to right, or (keyword, state limit) of the step that grew too large. Cached per prefix:
+    many specs share their patterns and differ only in excluded names or lengths."""
+    regex, keyword, negated = steps[-1]
+    before: DFA | None = None
+    if len(steps) > 1:
+        earlier = _regex_product(steps[:-1], dotall)
+        if isinstance(earlier, tuple):
+            return earlier
+        before = earlier
+    try:
+        part = _cached_dfa(regex, dotall)
+        if part is None:
+            raise TooLarge
+        if negated:
+            part = complement(part)
+        return part if before is None else intersect(before, part)
+    except TooLarge as error:
+        return keyword, error.limit
 
 
 # --- GBNF ------------------------------------------------------------------------------------
