@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from ._tree import Alt, Any, CharClass, Expr, GbnfGrammar, Literal, Repeat, RuleRef, Seq, Token
 
-__all__ = ["format_gbnf", "format_expr"]
+__all__ = ["escape_code_point", "format_expr", "format_gbnf"]
 
 _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
 
 
-def _escape_code_point(code: int) -> str:
+def escape_code_point(code: int) -> str:
+    """``\\xXX``, ``\\uXXXX`` or ``\\UXXXXXXXX``: the shortest GBNF escape of a code point."""
     if code < 0x100:
         return f"\\x{code:02X}"
     if code < 0x10000:
@@ -23,7 +24,7 @@ def _escape_code_point(code: int) -> str:
 def _char(code: int, specials: str) -> str:
     """One character for a string or class body; ``specials`` get a backslash."""
     if code > 0x10FFFF:
-        return _escape_code_point(code)
+        return escape_code_point(code)
     ch = chr(code)
     if ch in _NAMED_ESCAPES:
         return _NAMED_ESCAPES[ch]
@@ -32,7 +33,7 @@ def _char(code: int, specials: str) -> str:
     # Non-printable characters (controls, surrogates, format chars) are escaped so the
     # text stays readable and survives UTF-8 encoding.
     if not ch.isprintable() or 0xD800 <= code <= 0xDFFF:
-        return _escape_code_point(code)
+        return escape_code_point(code)
     return ch
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar, overload
 
 from pydantic import ValidationError
-from typing_extensions import TypeForm
+from typing_extensions import TypedDict, TypeForm, Unpack
 
 from .._errors import IncompleteOutputError, OutputValidationError, RefusalError
 from ._output import OutputSpec, Refusal, spec_for, validation_errors
@@ -34,6 +34,20 @@ from ._types import (
 T = TypeVar("T")
 OnRefusal = Literal["raise", "return"]
 MessagesArg = Sequence[Mapping[str, str] | Message] | None
+
+
+class GenerateOptions(TypedDict, total=False):
+    """The keyword arguments every generation call takes (see :meth:`LLM.generate`)."""
+
+    system: str | None
+    messages: MessagesArg
+    max_tokens: int | None
+    temperature: float
+    top_p: float
+    top_k: int
+    min_p: float
+    seed: int | None
+    max_retries: int | None
 
 
 @dataclass(frozen=True)
@@ -118,17 +132,13 @@ class LLM:
 
     @overload
     def generate(
-        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["raise"] = "raise",
-        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
-        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
-        seed: int | None = None, max_retries: int | None = None,
+        self, output_type: TypeForm[T], prompt: str | None = None, *,
+        on_refusal: Literal["raise"] = "raise", **options: Unpack[GenerateOptions],
     ) -> T: ...
     @overload
     def generate(
-        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["return"],
-        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
-        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
-        seed: int | None = None, max_retries: int | None = None,
+        self, output_type: TypeForm[T], prompt: str | None = None, *,
+        on_refusal: Literal["return"], **options: Unpack[GenerateOptions],
     ) -> T | Refusal: ...
     def generate(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Any:
         """Generate a value of ``output_type`` (a Pydantic model or any TypeAdapter type).
@@ -143,17 +153,13 @@ class LLM:
 
     @overload
     def run(
-        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["raise"] = "raise",
-        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
-        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
-        seed: int | None = None, max_retries: int | None = None,
+        self, output_type: TypeForm[T], prompt: str | None = None, *,
+        on_refusal: Literal["raise"] = "raise", **options: Unpack[GenerateOptions],
     ) -> Result[T]: ...
     @overload
     def run(
-        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["return"],
-        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
-        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
-        seed: int | None = None, max_retries: int | None = None,
+        self, output_type: TypeForm[T], prompt: str | None = None, *,
+        on_refusal: Literal["return"], **options: Unpack[GenerateOptions],
     ) -> Result[T | Refusal]: ...
     def run(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Any:
         """Like :meth:`generate`, but returns a :class:`Result` with the text and usage."""
@@ -168,17 +174,13 @@ class LLM:
 
     @overload
     def stream(
-        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["raise"] = "raise",
-        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
-        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
-        seed: int | None = None, max_retries: int | None = None,
+        self, output_type: TypeForm[T], prompt: str | None = None, *,
+        on_refusal: Literal["raise"] = "raise", **options: Unpack[GenerateOptions],
     ) -> Generator[T, None, None]: ...
     @overload
     def stream(
-        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["return"],
-        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
-        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
-        seed: int | None = None, max_retries: int | None = None,
+        self, output_type: TypeForm[T], prompt: str | None = None, *,
+        on_refusal: Literal["return"], **options: Unpack[GenerateOptions],
     ) -> Generator[T | Refusal, None, None]: ...
     def stream(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Generator[Any, None, None]:
         """Yield partial values as top-level fields (or list items) complete, then the final
@@ -206,17 +208,13 @@ class LLM:
 
     @overload
     async def agenerate(
-        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["raise"] = "raise",
-        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
-        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
-        seed: int | None = None, max_retries: int | None = None,
+        self, output_type: TypeForm[T], prompt: str | None = None, *,
+        on_refusal: Literal["raise"] = "raise", **options: Unpack[GenerateOptions],
     ) -> T: ...
     @overload
     async def agenerate(
-        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["return"],
-        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
-        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
-        seed: int | None = None, max_retries: int | None = None,
+        self, output_type: TypeForm[T], prompt: str | None = None, *,
+        on_refusal: Literal["return"], **options: Unpack[GenerateOptions],
     ) -> T | Refusal: ...
     async def agenerate(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Any:
         """:meth:`generate` without blocking the event loop (runs in a worker thread)."""
@@ -227,17 +225,13 @@ class LLM:
 
     @overload
     def astream(
-        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["raise"] = "raise",
-        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
-        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
-        seed: int | None = None, max_retries: int | None = None,
+        self, output_type: TypeForm[T], prompt: str | None = None, *,
+        on_refusal: Literal["raise"] = "raise", **options: Unpack[GenerateOptions],
     ) -> AsyncIterator[T]: ...
     @overload
     def astream(
-        self, output_type: TypeForm[T], prompt: str | None = None, *, on_refusal: Literal["return"],
-        system: str | None = None, messages: MessagesArg = None, max_tokens: int | None = None,
-        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
-        seed: int | None = None, max_retries: int | None = None,
+        self, output_type: TypeForm[T], prompt: str | None = None, *,
+        on_refusal: Literal["return"], **options: Unpack[GenerateOptions],
     ) -> AsyncIterator[T | Refusal]: ...
     def astream(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> AsyncIterator[Any]:
         """:meth:`stream` for ``async for``; the model runs in a worker thread."""

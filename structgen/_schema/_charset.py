@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .._gbnf._format import escape_code_point
 from ._rules import RuleSet
 
 MAX_CODE_POINT = 0x10FFFF
@@ -136,18 +137,10 @@ _CLASS_SAFE = frozenset(
 )
 
 
-def _code_escape(cp: int) -> str:
-    if cp < 0x100:
-        return f"\\x{cp:02X}"
-    if cp < 0x10000:
-        return f"\\u{cp:04X}"
-    return f"\\U{cp:08X}"
-
-
 def class_char(cp: int) -> str:
     """One code point as written inside a GBNF ``[...]`` class (``]``, ``\\``, ``^``, ``-`` escaped)."""
     ch = chr(cp)
-    return ch if ch in _CLASS_SAFE else _code_escape(cp)
+    return ch if ch in _CLASS_SAFE else escape_code_point(cp)
 
 
 def gbnf_literal(text: str) -> str:
@@ -159,7 +152,7 @@ def gbnf_literal(text: str) -> str:
         elif " " <= ch <= "~":
             out.append(ch)
         else:
-            out.append(_code_escape(ord(ch)))
+            out.append(escape_code_point(ord(ch)))
     return '"' + "".join(out) + '"'
 
 
