@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from bench.corpora import SHARED
 from structgen._gbnf import parse_gbnf
 from structgen.testing import accepts
 
 REPO = Path(__file__).resolve().parents[1]
-CORPORA = REPO / ".." / "shared" / "corpora"
+CORPORA = SHARED
 
 MODELS = '''
 from typing import Literal, Optional

@@ -8,22 +8,19 @@ import ipaddress
 import json
 import re
 from functools import lru_cache
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.corpora import JSTS
 from structgen._schema._formats import FORMAT_NAMES, format_regex
 from structgen._schema._regex import parse_regex
 from structgen._schema._rules import RuleSet
 from structgen._schema._strings import StringSpec, json_string_rule, string_matches
 from structgen.testing import accepts
 
-SUITE = (
-    Path(__file__).resolve().parents[1] / ".." / "shared" / "corpora" / "json-schema-test-suite"
-    / "draft2020-12" / "optional" / "format"
-)
+SUITE = JSTS / "draft2020-12" / "optional" / "format"
 
 _A_LABEL = "A-label (xn--): validating its Punycode is beyond a regex, so A-labels are rejected"
 _U_LABEL = "non-ASCII hostname: idn-hostname accepts only its ASCII subset"

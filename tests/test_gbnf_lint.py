@@ -3,10 +3,10 @@ and the left-recursion cases llama.cpp refuses (or, worse, misses and then crash
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
+from bench.corpora import GBNF_EXAMPLES
 from structgen._errors import GrammarError
 from structgen._gbnf import (
     Alt,
@@ -22,7 +22,7 @@ from structgen._gbnf import (
 )
 from structgen.testing import check as native_check
 
-CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpora" / "gbnf"
+CORPUS = GBNF_EXAMPLES
 
 # Expected findings of every corpus grammar: (code, line, column).
 CORPUS_FINDINGS: dict[str, list[tuple[str, int, int]]] = {

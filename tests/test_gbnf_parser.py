@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.corpora import GBNF_EXAMPLES
 from structgen._errors import GrammarError
 from structgen._gbnf import (
     Alt,
@@ -29,7 +30,7 @@ from structgen._gbnf import (
 )
 from structgen.testing import accepts, check
 
-CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpora" / "gbnf"
+CORPUS = GBNF_EXAMPLES
 CORPUS_FILES = sorted(CORPUS.glob("*.gbnf"))
 
 

@@ -8,16 +8,16 @@ import gzip
 import json
 import random
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bench.corpora import SHARED
 from structgen._errors import GrammarError, SchemaError
 from structgen._gbnf import CharRanges, Recognizer, check_safe, forced_text, parse_gbnf
 from structgen.testing import accepts, check
 
-CORPORA = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpora"
+CORPORA = SHARED
 JSON_GBNF = (CORPORA / "gbnf" / "json.gbnf").read_text(encoding="utf-8")
 JAPANESE_GBNF = (CORPORA / "gbnf" / "japanese.gbnf").read_text(encoding="utf-8")
 

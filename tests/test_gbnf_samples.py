@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 
+from bench.corpora import GBNF_EXAMPLES
 from structgen._errors import GrammarError
 from structgen._gbnf import (
     Alt,
@@ -30,7 +30,7 @@ from structgen._gbnf._samples import Sampler, gbnf_samples, random_derivation
 from structgen._native import native_vocab
 from structgen.testing import accepts, check
 
-CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpora" / "gbnf"
+CORPUS = GBNF_EXAMPLES
 CORPUS_FILES = sorted(CORPUS.glob("*.gbnf"))
 JSON_GBNF = (CORPUS / "json.gbnf").read_text(encoding="utf-8")
 
