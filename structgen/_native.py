@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._errors import BackendError, GrammarError
+from ._generate._vocab import VocabTables
 from ._llama_log import recent_errors, silence_llama_logs
 from ._model_path import check_model_file, default_model_path
 
@@ -53,30 +54,11 @@ class NativeVocab:
         self._llama = llama_cpp
         self._model = model
         self.vocab = llama_cpp.llama_model_get_vocab(model)
-        self.eos = llama_cpp.llama_vocab_eos(self.vocab)
-        self.byte_tokens = self._find_byte_tokens()
+        self.tables = VocabTables(llama_cpp, self.vocab)
+        self.eos = self.tables.eos
+        self.byte_tokens = self.tables.byte_tokens  # to feed text one byte at a time
+        self.tokenize = self.tables.tokenize
         self._compiled: OrderedDict[tuple[str, str], Any] = OrderedDict()  # native sampler pointers
-
-    def _find_byte_tokens(self) -> dict[int, int]:
-        """Token ids whose piece is a single byte, to feed text one byte at a time."""
-        lib = self._llama
-        buf = ctypes.create_string_buffer(64)
-        found: dict[int, int] = {}
-        for tid in range(lib.llama_vocab_n_tokens(self.vocab)):
-            n = lib.llama_token_to_piece(self.vocab, tid, buf, 64, 0, False)
-            if n == 1:
-                found.setdefault(buf.raw[0], tid)
-        return found
-
-    def tokenize(self, text: str) -> list[int]:
-        lib = self._llama
-        data = text.encode("utf-8")
-        cap = len(data) + 8
-        tokens = (lib.llama_token * cap)()
-        n = lib.llama_tokenize(self.vocab, data, len(data), tokens, cap, False, False)
-        if n < 0:
-            raise BackendError("llama.cpp could not tokenize the text")
-        return list(tokens[:n])
 
     def _compile(self, gbnf: str, root: str) -> Any:
         key = (gbnf, root)
