@@ -18,8 +18,9 @@ $(STAMP): pyproject.toml .ci/llama-wheel
 demo: $(STAMP)
 	$(PY) examples/demo.py
 
+# The HTTP backend's tests run against a real llama-server, built once (see .ci/llama-server).
 test: $(STAMP)
-	$(PY) -m pytest -q
+	STRUCTGEN_LLAMA_SERVER="$$(PYTHON=$(PY) .ci/llama-server)" $(PY) -m pytest -q
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not model"

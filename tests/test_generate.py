@@ -313,6 +313,30 @@ def test_determinism_and_prefix_cache(llm: sg.LLM) -> None:
     assert sampled[0] == sampled[1]
 
 
+class Quote(BaseModel):
+    author: str
+    quote: str
+
+
+def test_prompt_lookup_guesses_do_not_change_the_answer(llm: sg.LLM) -> None:
+    """Text copied from the prompt is guessed ahead and confirmed by the model in one batch;
+    the answer is the one token-at-a-time decoding writes."""
+    prompt = ('Extract the quote. Abraham Lincoln said: "Four score and seven years ago our '
+              'fathers brought forth on this continent a new nation."')
+    guessed = llm.run(Quote, prompt)
+    plain_llm = sg.LLM(n_ctx=2048, max_tokens=200, lookahead=0)
+    try:
+        plain = plain_llm.run(Quote, prompt)
+    finally:
+        plain_llm.close()
+    assert guessed.text == plain.text
+    assert guessed.value.quote.startswith("Four score and seven years ago")
+    assert guessed.usage.drafted_tokens >= plain.usage.drafted_tokens + 8
+    assert guessed.usage.completion_tokens == plain.usage.completion_tokens
+    with pytest.raises(ValueError, match="lookahead"):
+        sg.LlamaCppBackend(llm.backend.llama, lookahead=-1)  # type: ignore[attr-defined]
+
+
 def test_from_llama_keeps_llama_usable(llm: sg.LLM) -> None:
     backend = llm.backend
     assert isinstance(backend, sg.LlamaCppBackend)

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from structgen._generate._choices import REFUSAL_CUES, Alternative, JsonCursor, choice_table
 from structgen._generate._describe import describe_schema
+from structgen._generate._lookup import MAX_MATCH, lookup_draft
 from structgen._generate._sampling import TokenPicker, log_softmax
 from structgen._generate._types import Message, SamplingSettings, Usage, as_messages
 
@@ -148,8 +149,8 @@ def test_picker_is_greedy_or_seeded() -> None:
 
 
 def test_usage_adds_up() -> None:
-    total = Usage(1, 0, 2, 3, 0.5, 1.0, 2.0, 1) + Usage(4, 4, 1, 1, 0.25, 1.0, 1.0, 1)
-    assert total == Usage(5, 4, 3, 4, 0.75, 2.0, 3.0, 2)
+    total = Usage(1, 0, 2, 3, 0.5, 1.0, 2.0, 1, 1) + Usage(4, 4, 1, 1, 0.25, 1.0, 1.0, 1, 0)
+    assert total == Usage(5, 4, 3, 4, 0.75, 2.0, 3.0, 2, 1)
     assert total.completion_tokens == 7
 
 
@@ -173,3 +174,17 @@ def test_structured_options_shape_the_spec() -> None:
     assert tight.choices == {("mood",): (Alternative('"calm"', True), Alternative('"loud"', True))}
     assert accepts(tight.grammar, '{"mood":"calm"}') and not accepts(tight.grammar, '{"mood": "calm"}')
     assert spec_for(Literal["a", "b"]) is spec_for(Literal["a", "b"])
+
+
+def test_lookup_draft_copies_what_followed_the_longest_latest_match() -> None:
+    # "1 2 3 4 5 6 7" occurred before; the tail "... 3 4 5" matches it with 5 tokens.
+    context = [1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5]
+    assert lookup_draft(context, 8) == [6, 7, 8]  # match 5 -> 3 tokens guessed
+    assert lookup_draft(context, 2) == [6, 7]  # the limit wins
+    assert lookup_draft(context, 0) == []
+    assert lookup_draft([1, 2, 3, 4], 8) == []  # the last token never occurred before
+    assert lookup_draft([5, 9, 9, 5, 9], 8) == []  # a 2-token match is too weak to guess on
+    # A loop: the previous repetition is the latest longest match; the copy stops at the end
+    # of the context.
+    loop = [7, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3]
+    assert MAX_MATCH - 2 >= 4 and lookup_draft(loop, 8) == [4, 1, 2, 3]

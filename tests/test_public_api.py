@@ -24,6 +24,7 @@ PUBLIC = [
     "LIST_GBNF",
     "LLM",
     "LlamaCppBackend",
+    "LlamaServerBackend",
     "Message",
     "ModelNotFoundError",
     "OutputValidationError",

@@ -3,7 +3,7 @@
 Public names (exported by ``structgen``): :class:`LLM`, :class:`Result`, :class:`Usage`,
 :class:`Refusal`, :func:`structured`, and the backend seam :class:`Backend`,
 :class:`CompletionRequest`, :class:`Completion`, :class:`TextDelta`, :class:`Message`,
-:class:`SamplingSettings`, :class:`LlamaCppBackend`.
+:class:`SamplingSettings`, :class:`LlamaCppBackend`, :class:`LlamaServerBackend`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from ._llamacpp import LlamaCppBackend
 from ._llm import LLM, Result
 from ._output import Refusal, structured
+from ._server import LlamaServerBackend
 from ._types import (
     Backend,
     Completion,
@@ -27,6 +28,7 @@ __all__ = [
     "Completion",
     "CompletionRequest",
     "LlamaCppBackend",
+    "LlamaServerBackend",
     "Message",
     "Refusal",
     "Result",

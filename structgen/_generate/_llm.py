@@ -77,12 +77,14 @@ class LLM:
         seed: int = 0,
         max_tokens: int = 512,
         max_retries: int = 1,
+        lookahead: int | None = None,
         **llama_options: Any,
     ) -> None:
-        from ._llamacpp import LlamaCppBackend
+        from ._llamacpp import DEFAULT_LOOKAHEAD, LlamaCppBackend
 
         backend = LlamaCppBackend.load(
-            model_path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, seed=seed, **llama_options
+            model_path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, seed=seed,
+            lookahead=DEFAULT_LOOKAHEAD if lookahead is None else lookahead, **llama_options
         )
         self._setup(backend, seed=seed, max_tokens=max_tokens, max_retries=max_retries)
 
@@ -96,11 +98,17 @@ class LLM:
         self._local = threading.local()
 
     @classmethod
-    def from_llama(cls, llama: Any, *, seed: int = 0, max_tokens: int = 512, max_retries: int = 1) -> LLM:
-        """Wrap an existing ``llama_cpp.Llama`` (it stays usable; the caller keeps ownership)."""
-        from ._llamacpp import LlamaCppBackend
+    def from_llama(
+        cls, llama: Any, *, seed: int = 0, max_tokens: int = 512, max_retries: int = 1,
+        lookahead: int | None = None,
+    ) -> LLM:
+        """Wrap an existing ``llama_cpp.Llama`` (it stays usable; the caller keeps ownership).
 
-        return cls.from_backend(LlamaCppBackend(llama), seed=seed, max_tokens=max_tokens, max_retries=max_retries)
+        ``lookahead`` as for :class:`LlamaCppBackend` (None: its default)."""
+        from ._llamacpp import DEFAULT_LOOKAHEAD, LlamaCppBackend
+
+        backend = LlamaCppBackend(llama, lookahead=DEFAULT_LOOKAHEAD if lookahead is None else lookahead)
+        return cls.from_backend(backend, seed=seed, max_tokens=max_tokens, max_retries=max_retries)
 
     @classmethod
     def from_backend(

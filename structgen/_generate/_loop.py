@@ -11,7 +11,10 @@ Each step does one of three things:
 2. **Choose.** At a JSON position whose value is one of a few whole alternatives, score every
    alternative by its full log-likelihood and take the best (or sample by it).
 3. **Sample, then check.** Pick a token from the raw logits, check just that token against the
-   grammar; only if it is rejected mask the whole vocabulary and pick again.
+   grammar; only if it is rejected mask the whole vocabulary and pick again. The picked token
+   is evaluated together with a prompt-lookup guess of the tokens after it (``_lookup.py``);
+   the model then picks at each guessed position from the batch's logits, and the guess is
+   kept up to the first position where the model picks something else.
 
 No token is ever accepted by the native grammar without being checked first.
 """
@@ -28,6 +31,7 @@ import numpy.typing as npt
 from .._errors import BackendError
 from ._choices import Alternative, ChoiceTable, JsonCursor
 from ._grammar_state import GrammarState
+from ._lookup import lookup_draft
 from ._runner import ContextFullError, ModelRunner
 from ._sampling import TokenPicker, log_softmax
 from ._types import Completion, Event, FinishReason, TextDelta, Usage
@@ -51,6 +55,7 @@ class ConstrainedDecoder:
         max_tokens: int,
         choices: ChoiceTable | None,
         usage: Usage,
+        lookahead: int = 0,
     ) -> None:
         self.runner = runner
         self.tables = tables
@@ -59,6 +64,7 @@ class ConstrainedDecoder:
         self.max_tokens = max_tokens
         self.choices = choices or None
         self.usage = usage
+        self.lookahead = lookahead
         self.produced = 0
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._text: list[str] = []
@@ -104,10 +110,79 @@ class ConstrainedDecoder:
             yield from self._take_sampled(token)
 
     def _take_sampled(self, token: int) -> Iterator[Event]:
-        self.runner.decode([token])
-        self.produced += 1
-        self.usage.sampled_tokens += 1
-        yield from self._emit([token])
+        """Evaluate a picked (and accepted) token, with a guess of what follows it."""
+        yield from self._evaluate([token], forced=False)
+
+    def _evaluate(self, tokens: list[int], *, forced: bool, head: int | None = None) -> Iterator[Event]:
+        """Evaluate ``tokens`` (already accepted by the grammar) in one batch together with a
+        guess of the tokens after them — ``head`` if given (a held-back boundary token), then
+        a prompt lookup — and keep the guess as far as the model picks the same tokens."""
+        while True:
+            draft = self._draft(tokens, head)
+            start = self.runner.position
+            self.runner.decode([*tokens, *draft], last_rows=len(draft) + 1)
+            self._count(tokens, forced=forced)
+            yield from self._emit(tokens)
+            confirmed, own = 0, None  # guessed tokens the model picked; its pick at a wrong guess
+            for row, guess in enumerate(draft, start=len(tokens) - 1):
+                if self._leaves_sampling():
+                    break
+                pick = self._sample(self.runner.logits(row))
+                if pick != guess:
+                    own = pick
+                    break
+                confirmed += 1
+                self._count([guess], drafted=True)
+                yield from self._emit([guess])
+            self.runner.truncate(start + len(tokens) + confirmed)  # drop unconfirmed guesses
+            if own is None:
+                return
+            if own in self.tables.eog:
+                self._stopped = True
+                return
+            tokens, forced, head = [own], False, None  # the model's own pick, evaluated likewise
+
+    def _count(self, tokens: list[int], *, forced: bool = False, drafted: bool = False) -> None:
+        self.produced += len(tokens)
+        if forced:
+            self.usage.forced_tokens += len(tokens)
+            return
+        self.usage.sampled_tokens += len(tokens)
+        if drafted:
+            self.usage.drafted_tokens += len(tokens)
+
+    def _draft(self, tokens: list[int], head: int | None) -> list[int]:
+        """The guess after ``tokens``: ``head``, then a prompt lookup, cut where the grammar
+        rejects and to the token budget and the context."""
+        room = min(self.max_tokens - self.produced - len(tokens),
+                   self.runner.n_ctx - self.runner.position - len(tokens))
+        guess = [] if head is None else [head]
+        if self.lookahead:
+            guess += lookup_draft([*self.runner.tokens, *tokens, *guess], self.lookahead)
+        guess = guess[: max(room, 0)]
+        if not guess:
+            return []
+        fork = self.state.fork()
+        try:
+            n = 0
+            while n < len(guess) and guess[n] not in self.tables.eog and fork.accept(guess[n]):
+                n += 1
+        finally:
+            self.state.seconds += fork.seconds
+            fork.close()
+        return guess[:n]
+
+    def _leaves_sampling(self) -> bool:
+        """Whether the main loop would stop or choose among alternatives here. (Forced text
+        does not stop a guess: the model confirms forced tokens like any other.)"""
+        if self.produced >= self.max_tokens or self._stopped:
+            return True
+        if self.state.forced()[1]:
+            return True
+        cursor = self._cursor
+        if cursor is None or self.choices is None or cursor.value_path is None:
+            return False
+        return bool(self.choices.get(cursor.value_path))
 
     def _sample(self, logits: npt.NDArray[np.float32]) -> int:
         """A token the grammar accepts (and has accepted), picked from ``logits``."""
@@ -137,30 +212,10 @@ class ConstrainedDecoder:
             taken.append(token)
         if not taken:
             return False
-        if held is None:
-            self.runner.decode(taken)
-            self.produced += len(taken)
-            self.usage.forced_tokens += len(taken)
-            yield from self._emit(taken)
-            return True
-        # Speculate that the model writes the held-back token: evaluate it in the same batch,
-        # then let the model pick at that position from the batch's logits. Same result as
-        # sampling it one step later, one model evaluation fewer when the guess is right.
-        self.runner.decode([*taken, held], last_rows=2)
-        self.produced += len(taken)
-        self.usage.forced_tokens += len(taken)
-        yield from self._emit(taken)
-        token = self._sample(self.runner.logits(len(taken) - 1))
-        if token == held:
-            self.produced += 1
-            self.usage.sampled_tokens += 1
-            yield from self._emit([held])
-            return True
-        self.runner.truncate(self.runner.position - 1)  # the guess was wrong: drop it
-        if token in self.tables.eog:
-            self._stopped = True
-            return True
-        yield from self._take_sampled(token)
+        # A held-back boundary token rides along as a guess: the model picks at its position
+        # from the batch's logits (same result as sampling it one step later, one evaluation
+        # fewer when the guess is right).
+        yield from self._evaluate(taken, forced=True, head=held)
         return True
 
     def _could_merge(self, token: int) -> bool:

@@ -32,6 +32,7 @@ class ModelRunner:
         self._batch = lib.llama_batch_init(n_batch, 0, 1)
         self.tokens: list[int] = []  # what the KV cache holds, position by position
         self.seconds = 0.0
+        self._batch_start = 0  # cache position of the first token of the last decoded batch
 
     def close(self) -> None:
         batch, self._batch = self._batch, None
@@ -99,11 +100,18 @@ class ModelRunner:
             if status != 0:
                 self.seconds += time.perf_counter() - start
                 raise BackendError(f"llama_decode failed with status {status}")
+            self._batch_start = pos0
             self.tokens.extend(chunk)
         self.seconds += time.perf_counter() - start
 
-    def logits(self, row: int = -1) -> npt.NDArray[np.float32]:
-        """Logits of the last decode: the last token's, or batch index ``row`` (``all_logits``)."""
+    def logits(self, row: int | None = None) -> npt.NDArray[np.float32]:
+        """Logits of the last decode: batch index ``row``, or by default the row of the last
+        token still in the cache (after :meth:`truncate` dropped a batch's tail, that is not
+        the batch's last row)."""
+        if row is None:
+            row = len(self.tokens) - 1 - self._batch_start
+            if row < 0:
+                raise BackendError("no logits for the last cached token")
         pointer = self.lib.llama_get_logits_ith(self.ctx, row)
         if not pointer:
             raise BackendError("llama.cpp returned no logits")

@@ -74,7 +74,10 @@ class Usage:
 
     - ``prompt_tokens``: tokens of the rendered prompt(s); ``cached_prompt_tokens`` of them were
       already in the KV cache from an earlier call and were not evaluated again.
-    - ``sampled_tokens``: tokens the model picked one at a time.
+    - ``sampled_tokens``: tokens the model picked (one position at a time).
+    - ``drafted_tokens``: those of the sampled tokens that were guessed ahead (by prompt
+      lookup, or the held-back last token of forced text) and evaluated in one batch before the
+      model confirmed them.
     - ``forced_tokens``: tokens the grammar forced and that were evaluated as one batch
       (fast-forward), plus tokens of whole alternatives chosen by likelihood.
     - ``grammar_seconds``: time in the grammar (checks, masks, forced-text probes).
@@ -91,6 +94,7 @@ class Usage:
     model_seconds: float = 0.0
     total_seconds: float = 0.0
     attempts: int = 0
+    drafted_tokens: int = 0
 
     @property
     def completion_tokens(self) -> int:
@@ -102,6 +106,7 @@ class Usage:
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             cached_prompt_tokens=self.cached_prompt_tokens + other.cached_prompt_tokens,
             sampled_tokens=self.sampled_tokens + other.sampled_tokens,
+            drafted_tokens=self.drafted_tokens + other.drafted_tokens,
             forced_tokens=self.forced_tokens + other.forced_tokens,
             grammar_seconds=self.grammar_seconds + other.grammar_seconds,
             model_seconds=self.model_seconds + other.model_seconds,

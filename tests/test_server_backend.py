@@ -1,0 +1,122 @@
+"""The HTTP backend against a real llama.cpp server (llama-server) on the default model.
+
+The server binary is built once, portably, by ``.ci/llama-server`` (cached; ``make test`` runs
+it, and so does this module when ``STRUCTGEN_LLAMA_SERVER`` does not name a binary).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+import structgen as sg
+from structgen._errors import BackendError, GrammarError, IncompleteOutputError
+
+pytestmark = pytest.mark.model
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class City(BaseModel):
+    city: str
+    country: str
+
+
+def _server_binary() -> str:
+    named = os.environ.get("STRUCTGEN_LLAMA_SERVER")
+    if named:
+        return named
+    out = subprocess.run([str(ROOT / ".ci" / "llama-server")], check=True, capture_output=True,
+                         text=True, env={**os.environ, "PYTHON": os.environ.get("PYTHON", "python3")})
+    return out.stdout.strip().splitlines()[-1]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server_url() -> Iterator[str]:
+    port = _free_port()
+    process = subprocess.Popen(
+        [_server_binary(), "-m", str(sg.default_model_path()), "--host", "127.0.0.1",
+         "--port", str(port), "-c", "2048", "-t", "1", "-np", "1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"llama-server exited: {process.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
+            try:
+                with urllib.request.urlopen(url + "/health", timeout=2) as reply:
+                    if json.loads(reply.read()).get("status") == "ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("llama-server did not become ready in 120 s")
+            time.sleep(0.3)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture(scope="module")
+def remote(server_url: str) -> sg.LLM:
+    return sg.LLM.from_backend(sg.LlamaServerBackend(server_url), max_tokens=120, max_retries=0)
+
+
+def test_generate_through_the_server(remote: sg.LLM) -> None:
+    result = remote.run(City, "Extract the place: I flew to Lisbon, the capital of Portugal.")
+    assert result.value == City(city="Lisbon", country="Portugal")
+    assert json.loads(result.text) == result.value.model_dump()
+    usage = result.usage
+    assert usage.prompt_tokens > 10 and usage.sampled_tokens > 0 and usage.model_seconds > 0
+    # The same messages again: the server reuses the cached prompt.
+    again = remote.run(City, "Extract the place: I flew to Lisbon, the capital of Portugal.")
+    assert again.text == result.text and again.usage.cached_prompt_tokens > 0
+
+
+def test_every_output_kind_and_streaming(remote: sg.LLM) -> None:
+    assert remote.generate(int, "Extract the year: 'The war ended in 1945.'") == 1945
+    assert remote.generate(bool, "Is water wet? Answer true or false.") in (True, False)
+    parts = list(remote.stream(list[str], "List three colours of the French flag."))
+    assert isinstance(parts[-1], list) and all(isinstance(c, str) for c in parts[-1])
+
+
+def test_truncation_is_typed(remote: sg.LLM) -> None:
+    with pytest.raises(IncompleteOutputError) as caught:
+        remote.generate(City, "Extract the place: Lisbon, Portugal.", max_tokens=3)
+    assert caught.value.text and caught.value.usage.sampled_tokens == 3
+
+
+def test_server_errors_are_translated(server_url: str) -> None:
+    backend = sg.LlamaServerBackend(server_url)
+    bad = sg.CompletionRequest(messages=(sg.Message("user", "hi"),), gbnf='root ::= ("a"')
+    with pytest.raises(GrammarError, match="grammar"):
+        list(backend.complete(bad))
+    renamed = sg.CompletionRequest(messages=(sg.Message("user", "Say yes."),),
+                                   gbnf='answer ::= "yes"\n', root="answer")
+    assert "".join(e.text for e in backend.complete(renamed) if isinstance(e, sg.TextDelta)) == "yes"
+    gone = sg.LlamaServerBackend(f"http://127.0.0.1:{_free_port()}", timeout=5)
+    with pytest.raises(BackendError, match="cannot reach"):
+        list(gone.complete(bad))
+    with pytest.raises(ValueError):
+        sg.LlamaServerBackend("localhost:8080")
