@@ -114,17 +114,25 @@ class ConstrainedDecoder:
         yield from self._evaluate([token], forced=False)
 
     def _evaluate(self, tokens: list[int], *, forced: bool, head: int | None = None) -> Iterator[Event]:
-        """Evaluate ``tokens`` (already accepted by the grammar) in one batch together with a
-        guess of the tokens after them — ``head`` if given (a held-back boundary token), then
-        a prompt lookup — and keep the guess as far as the model picks the same tokens."""
+        """Evaluate ``tokens`` (already accepted by the grammar) in one batch, together with the
+        text the grammar forces right after sampled tokens, and with a guess of what follows —
+        ``head`` if given (a held-back boundary token), then a prompt lookup — kept as far as
+        the model picks the same tokens."""
         while True:
-            draft = self._draft(tokens, head)
+            then: list[int] = []
+            if not forced and head is None:
+                then, head = self._forced_after(tokens)
+            known = tokens + then
+            draft = self._draft(known, head)
             start = self.runner.position
-            self.runner.decode([*tokens, *draft], last_rows=len(draft) + 1)
+            self.runner.decode([*known, *draft], last_rows=len(draft) + 1)
             self._count(tokens, forced=forced)
             yield from self._emit(tokens)
+            if then:
+                self._count(then, forced=True)
+                yield from self._emit(then)
             confirmed, own = 0, None  # guessed tokens the model picked; its pick at a wrong guess
-            for row, guess in enumerate(draft, start=len(tokens) - 1):
+            for row, guess in enumerate(draft, start=len(known) - 1):
                 if self._leaves_sampling():
                     break
                 pick = self._sample(self.runner.logits(row))
@@ -134,13 +142,35 @@ class ConstrainedDecoder:
                 confirmed += 1
                 self._count([guess], drafted=True)
                 yield from self._emit([guess])
-            self.runner.truncate(start + len(tokens) + confirmed)  # drop unconfirmed guesses
+            self.runner.truncate(start + len(known) + confirmed)  # drop unconfirmed guesses
             if own is None:
                 return
             if own in self.tables.eog:
                 self._stopped = True
                 return
             tokens, forced, head = [own], False, None  # the model's own pick, evaluated likewise
+
+    def _forced_after(self, sampled: list[int]) -> tuple[list[int], int | None]:
+        """The forced text after just-sampled tokens, taken now so that it rides in their batch
+        (one evaluation fewer) — unless a whole-alternative choice starts inside it."""
+        data, complete = self.state.forced()
+        text = _complete_utf8_prefix(data)
+        if complete or not text or self.produced + len(sampled) >= self.max_tokens:
+            return [], None
+        if self.choices is not None and self._cursor is not None:
+            try:
+                before = b"".join(self.tables.pieces[t] for t in sampled).decode("utf-8")
+            except UnicodeDecodeError:
+                return [], None
+            cursor = self._cursor.copy()
+            cursor.feed(before)
+            for ch in text:
+                if cursor.value_path is not None and self.choices.get(cursor.value_path):
+                    return [], None
+                cursor.feed(ch)
+            if cursor.value_path is not None and self.choices.get(cursor.value_path):
+                return [], None
+        return self._take_forced(text, self.max_tokens - self.produced - len(sampled))
 
     def _count(self, tokens: list[int], *, forced: bool = False, drafted: bool = False) -> None:
         self.produced += len(tokens)
@@ -200,16 +230,7 @@ class ConstrainedDecoder:
         return token
 
     def _fast_forward(self, forced_text: str) -> Generator[Event, None, bool]:
-        tokens = self.tables.tokenize(forced_text)[: self.max_tokens - self.produced]
-        taken: list[int] = []
-        held: int | None = None
-        for i, token in enumerate(tokens):
-            if i == len(tokens) - 1 and self._could_merge(token):
-                held = token  # token healing: the model decides the boundary token itself
-                break
-            if not self.state.accept(token):
-                break
-            taken.append(token)
+        taken, held = self._take_forced(forced_text, self.max_tokens - self.produced)
         if not taken:
             return False
         # A held-back boundary token rides along as a guess: the model picks at its position
@@ -217,6 +238,21 @@ class ConstrainedDecoder:
         # fewer when the guess is right).
         yield from self._evaluate(taken, forced=True, head=held)
         return True
+
+    def _take_forced(self, forced_text: str, budget: int) -> tuple[list[int], int | None]:
+        """Tokens of the forced text, accepted by the grammar, and the last token held back
+        when the model could merge it with what follows (token healing)."""
+        tokens = self.tables.tokenize(forced_text)[: max(budget, 0)]
+        taken: list[int] = []
+        held: int | None = None
+        for i, token in enumerate(tokens):
+            if i == len(tokens) - 1 and self._could_merge(token):
+                held = token  # the model decides the boundary token itself
+                break
+            if not self.state.accept(token):
+                break
+            taken.append(token)
+        return taken, held
 
     def _could_merge(self, token: int) -> bool:
         """Whether the grammar allows a longer token that starts with ``token``'s text here."""
