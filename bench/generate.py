@@ -246,9 +246,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--show", action="store_true", help="print the generated texts")
+    parser.add_argument("--lookahead", type=int, default=None,
+                        help="structgen's prompt-lookup guess length (default: the library's; 0: off)")
     args = parser.parse_args()
 
-    llm = LLM(args.model, n_ctx=4096, n_threads=args.threads, max_retries=0)
+    llm = LLM(args.model, n_ctx=4096, n_threads=args.threads, max_retries=0, lookahead=args.lookahead)
     llama = llm.backend.llama  # type: ignore[attr-defined]
     print(f"model: {Path(llama.model_path).name}, vocabulary {llama.n_vocab()} tokens")
     llm.run(int, "Extract the year: 'The war ended in 1945.'", max_tokens=8)  # page the weights in
@@ -284,7 +286,8 @@ def main() -> None:
             f"(a)/(c) = {a_done / c_done:.2f}"
         )
     print(
-        f"structgen tokens: {totals.sampled_tokens} sampled + {totals.forced_tokens} forced; "
+        f"structgen tokens: {totals.sampled_tokens} sampled ({totals.drafted_tokens} of them "
+        f"guessed ahead and confirmed) + {totals.forced_tokens} forced; "
         f"prompt {totals.prompt_tokens} ({totals.cached_prompt_tokens} from cache)"
     )
     share = totals.grammar_seconds / totals.model_seconds if totals.model_seconds else 0.0

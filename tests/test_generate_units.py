@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from structgen._generate._choices import REFUSAL_CUES, Alternative, JsonCursor, choice_table
 from structgen._generate._describe import describe_schema
-from structgen._generate._lookup import MAX_MATCH, lookup_draft
+from structgen._generate._lookup import MAX_MATCH, DraftCosts, lookup_draft
 from structgen._generate._sampling import TokenPicker, log_softmax
 from structgen._generate._types import Message, SamplingSettings, Usage, as_messages
 
@@ -176,15 +176,28 @@ def test_structured_options_shape_the_spec() -> None:
     assert spec_for(Literal["a", "b"]) is spec_for(Literal["a", "b"])
 
 
-def test_lookup_draft_copies_what_followed_the_longest_latest_match() -> None:
-    # "1 2 3 4 5 6 7" occurred before; the tail "... 3 4 5" matches it with 5 tokens.
-    context = [1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5]
-    assert lookup_draft(context, 8) == [6, 7, 8]  # match 5 -> 3 tokens guessed
-    assert lookup_draft(context, 2) == [6, 7]  # the limit wins
+def test_lookup_draft_copies_what_followed_the_latest_full_match() -> None:
+    text = list(range(100, 100 + MAX_MATCH))  # MAX_MATCH distinct tokens
+    context = [1, *text, 7, 8, 9, 2, 3, *text]
+    assert lookup_draft(context, 3) == [7, 8, 9]
+    assert lookup_draft(context, 2) == [7, 8]  # the limit wins
     assert lookup_draft(context, 0) == []
-    assert lookup_draft([1, 2, 3, 4], 8) == []  # the last token never occurred before
-    assert lookup_draft([5, 9, 9, 5, 9], 8) == []  # a 2-token match is too weak to guess on
-    # A loop: the previous repetition is the latest longest match; the copy stops at the end
-    # of the context.
-    loop = [7, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3]
-    assert MAX_MATCH - 2 >= 4 and lookup_draft(loop, 8) == [4, 1, 2, 3]
+    assert lookup_draft(context[:-1], 3) == []  # one token short of a full match
+    # A loop: the previous repetition is the latest match, and the copy goes on periodically.
+    loop = [5, *text, *text]
+    assert lookup_draft(loop, 4) == text[:4]
+    assert lookup_draft([3, 4, *[0] * (MAX_MATCH + 1)], 5) == [0] * 5
+    period = [1, 2, 3] * 5
+    assert lookup_draft(period, 6) == [1, 2, 3, 1, 2, 3]
+    assert lookup_draft([*text, *text[:3]], 8) == []
+
+
+def test_draft_length_follows_measured_costs() -> None:
+    # Cheap batches (10 ms + 4 ms a token): the longest guess pays.
+    assert DraftCosts(tuple(0.010 + 0.004 * k for k in range(9))).best_length(8) == 8
+    # Every guessed token costs as much as a single evaluation: nothing pays.
+    assert DraftCosts(tuple(0.010 * (k + 1) for k in range(9))).best_length(8) == 0
+    context = [1, *range(100, 100 + MAX_MATCH), 7, 8, *range(100, 100 + MAX_MATCH)]
+    assert lookup_draft(context, 2, DraftCosts(tuple(0.010 * (k + 1) for k in range(9)))) == []
+    assert DraftCosts((0.010, 0.015)).worthwhile_head()
+    assert not DraftCosts((0.010, 0.025)).worthwhile_head()

@@ -31,7 +31,7 @@ import numpy.typing as npt
 from .._errors import BackendError
 from ._choices import Alternative, ChoiceTable, JsonCursor
 from ._grammar_state import GrammarState
-from ._lookup import lookup_draft
+from ._lookup import DraftCosts, lookup_draft
 from ._runner import ContextFullError, ModelRunner
 from ._sampling import TokenPicker, log_softmax
 from ._types import Completion, Event, FinishReason, TextDelta, Usage
@@ -56,6 +56,7 @@ class ConstrainedDecoder:
         choices: ChoiceTable | None,
         usage: Usage,
         lookahead: int = 0,
+        draft_costs: DraftCosts | None = None,
     ) -> None:
         self.runner = runner
         self.tables = tables
@@ -65,6 +66,7 @@ class ConstrainedDecoder:
         self.choices = choices or None
         self.usage = usage
         self.lookahead = lookahead
+        self.draft_costs = draft_costs
         self.produced = 0
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._text: list[str] = []
@@ -186,9 +188,12 @@ class ConstrainedDecoder:
         rejects and to the token budget and the context."""
         room = min(self.max_tokens - self.produced - len(tokens),
                    self.runner.n_ctx - self.runner.position - len(tokens))
+        if head is not None and self.draft_costs is not None and not self.draft_costs.worthwhile_head():
+            head = None
         guess = [] if head is None else [head]
         if self.lookahead:
-            guess += lookup_draft([*self.runner.tokens, *tokens, *guess], self.lookahead)
+            guess += lookup_draft([*self.runner.tokens, *tokens, *guess], self.lookahead,
+                                  self.draft_costs)
         guess = guess[: max(room, 0)]
         if not guess:
             return []
