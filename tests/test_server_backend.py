@@ -10,6 +10,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -120,3 +121,9 @@ def test_server_errors_are_translated(server_url: str) -> None:
         list(gone.complete(bad))
     with pytest.raises(ValueError):
         sg.LlamaServerBackend("localhost:8080")
+
+
+def test_the_example_runs(server_url: str) -> None:
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "server_backend.py"), server_url],
+                         check=True, capture_output=True, text=True, timeout=120)
+    assert "City(city='Lisbon', country='Portugal')" in out.stdout
