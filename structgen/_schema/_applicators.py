@@ -92,12 +92,13 @@ def _one_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) ->
     branches = [b for b in _sub_list(ctx, schema, base, pointer, "oneOf")]
     algebra = ctx.algebra
     kinds = [_kinds(b) for b in branches]
+    expanded = _Expansions(ctx, branches)
     overlapping: set[int] = set()
     for i in range(len(branches)):
         for j in range(i + 1, len(branches)):
             if not (kinds[i] & kinds[j]) and "?" not in kinds[i] | kinds[j]:
                 continue  # values of different JSON types never overlap
-            if _clearly_disjoint(ctx, branches[i], branches[j]):
+            if _clearly_disjoint(expanded, i, j):
                 continue
             if branches[i] and branches[j] and algebra.intersect(branches[i], branches[j]):
                 overlapping |= {i, j}
@@ -111,12 +112,33 @@ def _one_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) ->
     return algebra.simplify(tuple(out))
 
 
-def _clearly_disjoint(ctx: Normalizer, x: IR, y: IR) -> bool:
+class _Expansions:
+    """Each branch with its references expanded, worked out when first needed: every pair of
+    branches is compared, so expanding per pair would repeat the work n times (the expansion
+    of a branch only ever changes the first time, when its references are normalized)."""
+
+    def __init__(self, ctx: Normalizer, branches: list[IR]) -> None:
+        self.ctx, self.branches = ctx, branches
+        self.busy: dict[int, bool] = {}
+        self.full: dict[int, IR] = {}
+
+    def is_busy(self, i: int) -> bool:
+        if i not in self.busy:
+            self.busy[i] = self.ctx.busy(self.branches[i])
+        return self.busy[i]
+
+    def of(self, i: int) -> IR:
+        if i not in self.full:
+            self.full[i] = self.ctx.expand_all(self.branches[i])
+        return self.full[i]
+
+
+def _clearly_disjoint(expanded: _Expansions, i: int, j: int) -> bool:
     """A cheap sufficient test before intersecting: every pair of atoms differs in type, in
     value, or in the constant of a key both require (a discriminator)."""
-    if ctx.busy(x + y):
+    if expanded.is_busy(i) or expanded.is_busy(j):
         return False
-    x, y = ctx.expand_all(x), ctx.expand_all(y)
+    x, y = expanded.of(i), expanded.of(j)
     return all(_atoms_disjoint(a, b) for a in x for b in y)
 
 

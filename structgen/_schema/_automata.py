@@ -4,27 +4,26 @@ An NFA is built from a regex tree (Thompson-style, with ``^``/``$`` as assertion
 determinised over *minterms*: the coarsest partition of the code points that the NFA's character
 sets never split. A :class:`DFA` therefore has a small alphabet of disjoint :class:`CharSet` s, which
 makes intersection (all patterns, formats, length bounds), complement (forbidden patterns and names),
-minimisation and GBNF emission cheap. Emission writes one right-recursive rule per state.
+minimisation and GBNF emission (``_emit_dfa``) cheap.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any
 
 from .._errors import UnsupportedSchemaError
 from ._charset import MAX_CODE_POINT, UNIVERSE, CharSet
 from ._regex import Alt, Anchor, Chars, Node, Repeat, Seq
-from ._rules import RuleSet
 
 #: Above this many states a construction gives up with UnsupportedSchemaError.
 MAX_STATES = 20_000
 #: Length-bounded products get a smaller budget: each state becomes a grammar rule.
 MAX_PRODUCT_STATES = 8_000
 _MAX_NFA_STATES = 60_000
-#: Chains of single-entry states are inlined into their parent rule up to this depth.
-_INLINE_DEPTH = 24
 
 
 class TooLarge(Exception):
@@ -71,12 +70,15 @@ class DFA:
     """A deterministic automaton; state 0 is the start, ``delta[s][a]`` is -1 for the dead state."""
 
     alphabet: list[CharSet]
-    delta: list[list[int]]
+    # Finished automata hold tuple rows: cached automata live for the whole process, and tuples
+    # of ints drop out of the cyclic garbage collector's view where lists would be rescanned.
+    delta: Sequence[Sequence[int]]
     accepting: list[bool]
 
     def __post_init__(self) -> None:
-        table = sorted((lo, hi, a) for a, cs in enumerate(self.alphabet) for lo, hi in cs.ranges)
-        self._starts = [lo for lo, _, _ in table]
+        # Tuples, like the rows: cached automata stay out of the garbage collector's scans.
+        table = tuple(sorted((lo, hi, a) for a, cs in enumerate(self.alphabet) for lo, hi in cs.ranges))
+        self._starts = tuple([lo for lo, _, _ in table])
         self._table = table
 
     def symbol(self, cp: int) -> int:
@@ -113,29 +115,30 @@ class DFA:
                         nxt.append(t)
             frontier = nxt
         shortest = min(dist[s] for s in range(n) if self.accepting[s] and dist[s] >= 0)
-        longest: dict[int, int] = {}
-        on_path: set[int] = set()
-
-        def walk(s: int) -> int | None:  # longest path to acceptance; None on a cycle
-            if s in on_path:
-                return None
-            if s in longest:
-                return longest[s]
-            on_path.add(s)
-            best = 0 if self.accepting[s] else -1
-            for t in set(self.delta[s]):
-                if t >= 0:
-                    sub = walk(t)
-                    if sub is None:
-                        return None
-                    best = max(best, sub + 1)
-            on_path.discard(s)
-            longest[s] = best
-            return best
-
         if n > 400:  # keeps the recursion shallow; unbounded is the safe answer
             return shortest, None
-        return shortest, walk(0)
+        return shortest, _longest(self.delta, self.accepting, 0, {}, set())
+
+
+def _longest(delta: Sequence[Sequence[int]], accepting: list[bool], s: int, longest: dict[int, int],
+             on_path: set[int]) -> int | None:
+    """The longest path from ``s`` to acceptance; None on a cycle. A function with explicit
+    state rather than a recursive closure, which would be a reference cycle."""
+    if s in on_path:
+        return None
+    if s in longest:
+        return longest[s]
+    on_path.add(s)
+    best = 0 if accepting[s] else -1
+    for t in set(delta[s]):
+        if t >= 0:
+            sub = _longest(delta, accepting, t, longest, on_path)
+            if sub is None:
+                return None
+            best = max(best, sub + 1)
+    on_path.discard(s)
+    longest[s] = best
+    return best
 
 
 # --- construction ---------------------------------------------------------------------------
@@ -319,7 +322,7 @@ def exclusion_dfa(values: Iterable[str]) -> DFA:
                 delta[state][a] = len(delta) - 1
             state = delta[state][a]
         accepting[state] = False
-    return DFA(parts, delta, accepting)
+    return DFA(parts, [tuple(row) for row in delta], accepting)
 
 
 def length_dfa(min_length: int, max_length: int | None) -> DFA:
@@ -327,7 +330,7 @@ def length_dfa(min_length: int, max_length: int | None) -> DFA:
     top = max_length if max_length is not None else min_length
     if top + 1 > MAX_STATES:
         raise TooLarge
-    delta = [[i + 1] for i in range(top)] + [[top if max_length is None else -1]]
+    delta = [(i + 1,) for i in range(top)] + [(top if max_length is None else -1,)]
     accepting = [i >= min_length for i in range(top + 1)]
     return DFA([UNIVERSE], delta, accepting)
 
@@ -350,24 +353,30 @@ def intersect(first: DFA, second: DFA) -> DFA:
             j += 1
     symbols = list(pairs)
     alphabet = [CharSet.from_ranges(pairs[p]) for p in symbols]
-    index = {(0, 0): 0}
-    order = [(0, 0)]
+    # A pair of states (s, t) is numbered s * width + t: ints hash faster than tuples.
+    width = len(second.delta)
+    index = {0: 0}
+    order = [0]
     delta: list[list[int]] = []
-    for s, t in order:
+    first_delta, second_delta = first.delta, second.delta
+    for pair in order:
+        row_a, row_b = first_delta[pair // width], second_delta[pair % width]
         row = []
         for a, b in symbols:
-            ns, nt = first.delta[s][a], second.delta[t][b]
+            ns, nt = row_a[a], row_b[b]
             if ns < 0 or nt < 0:
                 row.append(-1)
                 continue
-            if (ns, nt) not in index:
+            key = ns * width + nt
+            known = index.get(key)
+            if known is None:
                 if len(order) >= MAX_STATES:
                     raise TooLarge
-                index[(ns, nt)] = len(order)
-                order.append((ns, nt))
-            row.append(index[(ns, nt)])
+                known = index[key] = len(order)
+                order.append(key)
+            row.append(known)
         delta.append(row)
-    accepting = [first.accepting[s] and second.accepting[t] for s, t in order]
+    accepting = [first.accepting[p // width] and second.accepting[p % width] for p in order]
     return minimize(DFA(alphabet, delta, accepting))
 
 
@@ -432,15 +441,17 @@ def _trim(dfa: DFA) -> DFA:
     """Drop states that are unreachable or cannot reach acceptance (renumbered breadth-first)."""
     live = _coreachable(dfa)
     if 0 not in live:
-        return DFA(list(dfa.alphabet), [[-1] * len(dfa.alphabet)], [False])
+        return DFA(list(dfa.alphabet), [(-1,) * len(dfa.alphabet)], [False])
     number = {0: 0}
     order = [0]
     for s in order:
-        for t in dfa.delta[s]:
+        for t in dict.fromkeys(dfa.delta[s]):
             if t >= 0 and t in live and t not in number:
                 number[t] = len(order)
                 order.append(t)
-    rows = [[number[t] if t >= 0 and t in live else -1 for t in dfa.delta[s]] for s in order]
+    # New number of every old state (-1: dropped); the extra last entry maps -1 to itself.
+    new = [number.get(t, -1) for t in range(len(dfa.delta))] + [-1]
+    rows = [tuple(map(new.__getitem__, dfa.delta[s])) for s in order]
     return DFA(list(dfa.alphabet), rows, [dfa.accepting[s] for s in order])
 
 
@@ -448,10 +459,12 @@ def minimize(dfa: DFA) -> DFA:
     """Trim dead and unreachable states, then merge equivalent ones (Hopcroft)."""
     live = _coreachable(dfa)
     if 0 not in live:
-        return DFA(list(dfa.alphabet), [[-1] * len(dfa.alphabet)], [False])
+        return DFA(list(dfa.alphabet), [(-1,) * len(dfa.alphabet)], [False])
     n, k = len(dfa.delta), len(dfa.alphabet)
     dead = n  # one explicit sink collects every missing or dead transition
-    delta = [[t if t >= 0 and t in live else dead for t in row] for row in dfa.delta] + [[dead] * k]
+    # Where each transition goes: live states stay, the rest (and -1, the last entry) go dead.
+    target = [t if t in live else dead for t in range(n)] + [dead]
+    delta = [list(map(target.__getitem__, row)) for row in dfa.delta] + [[dead] * k]
     # The minimal DFA is unique and _renumber numbers it canonically, so which algorithm finds
     # the classes does not change the result. Acyclic DFAs (length-bounded products) go first:
     # one pass, where Moore needs one round per character of the longest string.
@@ -502,12 +515,16 @@ def _moore(delta: list[list[int]], accepting: list[bool]) -> list[int]:
     """Equivalence class of each state: refine by (class, successor classes) until stable."""
     classes = [1 if acc else 0 for acc in accepting]
     count = len(set(classes))
+    # One C-level getter per state for its successors' classes (every row has the same length;
+    # with one symbol the getter returns the class itself, which is as good a signature).
+    successors = [itemgetter(*row) for row in delta] if delta and delta[0] else None
     while True:
-        signatures: dict[tuple[int, ...], int] = {}
-        refined = [
-            signatures.setdefault((classes[s], *map(classes.__getitem__, row)), len(signatures))
-            for s, row in enumerate(delta)
-        ]
+        signatures: dict[tuple[int, Any], int] = {}
+        if successors is None:
+            refined = [signatures.setdefault((c, None), len(signatures)) for c in classes]
+        else:
+            refined = [signatures.setdefault((classes[s], successor(classes)), len(signatures))
+                       for s, successor in enumerate(successors)]
         if len(signatures) == count:
             return refined
         classes, count = refined, len(signatures)
@@ -552,7 +569,7 @@ def _hopcroft(delta: list[list[int]], accepting: list[bool], k: int) -> list[int
 def _coreachable(dfa: DFA) -> set[int]:
     reverse: list[list[int]] = [[] for _ in dfa.delta]
     for s, row in enumerate(dfa.delta):
-        for t in row:
+        for t in set(row):  # rows repeat targets: many symbols lead to the same state
             if t >= 0:
                 reverse[t].append(s)
     live = {s for s, acc in enumerate(dfa.accepting) if acc}
@@ -571,12 +588,14 @@ def _renumber(dfa: DFA, delta: list[list[int]], block_of: list[int], dead: int) 
     number = {block_of[0]: 0}
     reps = [0]
     for rep in reps:
-        for t in delta[rep]:
+        for t in dict.fromkeys(delta[rep]):
             b = block_of[t]
             if b != dead_block and b not in number:
                 number[b] = len(reps)
                 reps.append(t)
-    rows = [[number[block_of[t]] if block_of[t] != dead_block else -1 for t in delta[r]] for r in reps]
+    # The new number of every old state's block (-1 for the dead block).
+    new = [number.get(b, -1) for b in block_of]
+    rows = [list(map(new.__getitem__, delta[r])) for r in reps]
     accepting = [dfa.accepting[r] for r in reps]
     return _merge_symbols(dfa.alphabet, rows, accepting)
 
@@ -588,7 +607,8 @@ def _merge_symbols(alphabet: Sequence[CharSet], rows: list[list[int]], accepting
         columns.setdefault(column, []).append(a)
     merged = list(columns.values())
     new_alphabet = [CharSet.from_ranges(r for a in group for r in alphabet[a].ranges) for group in merged]
-    new_rows = [[row[group[0]] for group in merged] for row in rows]
+    # The first column of each group, transposed back into rows (tuples).
+    new_rows: list[tuple[int, ...]] = list(zip(*columns)) if columns else [() for _ in rows]
     return DFA(new_alphabet, new_rows, accepting)
 
 
@@ -596,64 +616,3 @@ def too_large(keyword: str, pointer: str, what: str, limit: int = MAX_STATES) ->
     return UnsupportedSchemaError(
         f"{what} needs an automaton of more than {limit} states", pointer=pointer, keyword=keyword
     )
-
-
-# --- emission -------------------------------------------------------------------------------
-
-
-def emit_dfa(
-    dfa: DFA, rules: RuleSet, hint: str, char_ref: Callable[[CharSet], str], final: str
-) -> str | None:
-    """GBNF for the DFA's language followed by ``final``: a rule name, or None if empty.
-
-    Each state becomes one right-recursive rule; a state entered from a single place is inlined
-    into that place instead, so plain literals stay on one line.
-    """
-    if dfa.is_empty():
-        return None
-    n = len(dfa.delta)
-    edges: list[list[tuple[str, int]]] = []
-    indegree = [0] * n
-    labels: dict[tuple[int, ...], str] = {}
-    for row in dfa.delta:
-        targets: dict[int, list[int]] = {}
-        for a, t in enumerate(row):
-            if t >= 0:
-                targets.setdefault(t, []).append(a)
-        out = []
-        for t, syms in targets.items():
-            key = tuple(syms)
-            if key not in labels:
-                labels[key] = char_ref(CharSet.from_ranges(r for a in syms for r in dfa.alphabet[a].ranges))
-            out.append((labels[key], t))
-        edges.append(out)
-        for _, t in out:
-            indegree[t] += 1
-    names: dict[int, str] = {}
-
-    def is_rule(s: int) -> bool:
-        return s == 0 or indegree[s] != 1
-
-    def alternatives(s: int, depth: int) -> list[str]:
-        alts = [final] if dfa.accepting[s] else []
-        for head, t in edges[s]:
-            if is_rule(t) or depth >= _INLINE_DEPTH:
-                alts.append(f"{head} {ref(t)}")
-                continue
-            sub = alternatives(t, depth + 1)
-            tail = sub[0] if len(sub) == 1 else "(" + " | ".join(sub) + ")"
-            alts.append(f"{head} {tail}".rstrip())
-        return alts
-
-    def ref(s: int) -> str:
-        if s not in names:
-            names[s] = rules.reserve(hint)
-            pending.append(s)
-        return names[s]
-
-    pending: list[int] = []
-    top = ref(0)
-    while pending:
-        s = pending.pop()
-        rules.define(names[s], " | ".join(alternatives(s, 0)))
-    return top

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .._gbnf._format import escape_code_point
+from ._frozen import cached_hash
 from ._rules import RuleSet
 
 MAX_CODE_POINT = 0x10FFFF
@@ -49,6 +50,7 @@ def _merge(ranges: Iterable[Range]) -> tuple[Range, ...]:
     return tuple(result)
 
 
+@cached_hash
 @dataclass(frozen=True)
 class CharSet:
     """An immutable set of Unicode scalar values (hashable, so usable as a cache key)."""

@@ -76,6 +76,7 @@ class Emitter:
         self.rules = RuleSet()
         self._ref_names: dict[str, str] = {}
         self._ref_state: dict[str, str] = {}  # key -> "busy" | "done"
+        self._containers: dict[tuple[Atom, str | None], tuple[Atom, str | None]] = {}
         if options.whitespace == "flexible":
             self.rules.add_named("ws", f"[ \\t\\n\\r]{{0,{FLEXIBLE_WHITESPACE_LIMIT}}}")
             self.sep, self.colon, self.tail = 'ws "," ws', 'ws ":" ws', "ws"
@@ -113,20 +114,33 @@ class Emitter:
             return self.number(atom, hint, pointer)
         if isinstance(atom, StrAtom):
             return self.string(atom.spec, hint, pointer)
+        # Containers start over with an empty ``head``, and every rule they create is either
+        # shared by body or memoized (references, strings), so emitting the same atom again
+        # would make the same calls and get the same names back: remember the answer instead.
+        # Atom equality is JSON equality for constants (1 == 1.0) and numeric for bounds, while
+        # their spellings differ, so a hit must also have the same repr. Without strict mode,
+        # dropped keywords are reported per pointer, so it is part of the key.
+        key = (atom, None if self.options.strict else pointer)
+        known = self._containers.get(key)
+        if known is not None and (known[0] is atom or repr(known[0]) == repr(atom)):
+            return known[1]
         try:
             if isinstance(atom, ArrAtom):
                 from ._emit_arrays import emit_array
-                return emit_array(self, atom, hint, pointer)
-            if isinstance(atom, ObjAtom):
+                expr = emit_array(self, atom, hint, pointer)
+            elif isinstance(atom, ObjAtom):
                 from ._emit_objects import emit_object
-                return emit_object(self, atom, hint, pointer)
+                expr = emit_object(self, atom, hint, pointer)
+            else:
+                raise TypeError(f"unknown atom {atom!r}")
         except Irreducible as exc:
             # A set operation needed only now (splitting items by contains, the members an
             # object may hold) has no exact form; non-strict leaves the atom out (stricter).
             keyword = "contains" if isinstance(atom, ArrAtom) else "additionalProperties"
             self.norm.unsupported(pointer, keyword, str(exc))
-            return None
-        raise TypeError(f"unknown atom {atom!r}")
+            expr = None
+        self._containers[key] = (atom, expr)
+        return expr
 
     # ------------------------------------------------------------------ references
     def ref_rule(self, key: str, head: frozenset[str]) -> str | None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ._algebra import Irreducible
 from ._emit import child_hint
 from ._emit_objects import Expr, alt_eps, seq_eps
-from ._ir import ANY, IR, ArrAtom, BoolAtom, ConstAtom, NullAtom
+from ._ir import ANY, IR, ArrAtom, BoolAtom, ConstAtom, Contains, NullAtom
 
 if TYPE_CHECKING:
     from ._emit import Emitter
@@ -143,28 +143,39 @@ def _unique(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None:
                             "uniqueItems is only enforced for small finite item sets")
         return _plain(em, atom, hint, pointer) if not atom.contains else \
             _contains(em, atom, hint, pointer)
-    lo, hi = atom.min_items, atom.max_items
     exprs = [em.literal(v, f"{hint}-item") for v in domain]
-    memo: dict[int, Expr] = {}
+    return _wrap(em, _UniqueWriter(em, exprs, atom.min_items, atom.max_items, hint).content(),
+                 hint)
 
-    def rest(mask: int) -> Expr:
-        if mask in memo:
-            return memo[mask]
+
+class _UniqueWriter:
+    """Arrays of distinct values from a small domain: one state per set of values written (a
+    class, not a recursive closure, which would be a reference cycle)."""
+
+    def __init__(self, em: Emitter, exprs: list[str], lo: int, hi: int | None,
+                 hint: str) -> None:
+        self.em, self.exprs, self.lo, self.hi, self.hint = em, exprs, lo, hi, hint
+        self.memo: dict[int, Expr] = {}
+
+    def content(self) -> Expr:
+        options = ["" if self.lo == 0 else None]
+        options += [seq_eps(expr, self.rest(1 << j)) for j, expr in enumerate(self.exprs)]
+        return alt_eps(options)
+
+    def rest(self, mask: int) -> Expr:
+        if mask in self.memo:
+            return self.memo[mask]
         count = bin(mask).count("1")
-        options: list[Expr] = ["" if count >= lo else None]
-        if hi is None or count < hi:
-            for j, expr in enumerate(exprs):
+        options: list[Expr] = ["" if count >= self.lo else None]
+        if self.hi is None or count < self.hi:
+            for j, expr in enumerate(self.exprs):
                 if not mask & (1 << j):
-                    options.append(seq_eps(em.sep, expr, rest(mask | (1 << j))))
+                    options.append(seq_eps(self.em.sep, expr, self.rest(mask | (1 << j))))
         result = alt_eps(options)
         if result and " " in result:
-            result = em.rules.add(f"{hint}-u", result)
-        memo[mask] = result
+            result = self.em.rules.add(f"{self.hint}-u", result)
+        self.memo[mask] = result
         return result
-
-    options = ["" if lo == 0 else None]
-    options += [seq_eps(expr, rest(1 << j)) for j, expr in enumerate(exprs)]
-    return _wrap(em, alt_eps(options), hint)
 
 
 #: contains keywords on one array (from allOf) counted together, at most this many.
@@ -230,55 +241,68 @@ def _contains(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None
     if states > MAX_COUNT_STATES:
         norm.unsupported(pointer, "contains", "too many item counts to track")
         return _plain(em, atom, hint, pointer)
-    memo: dict[tuple[int, Counts], Expr] = {}
+    counter = _ContainsWriter(em, cs, per_position, rest_split, lo, hi, t_cap, k_caps, hint)
+    # Build from the largest counts down so that recursion depth stays small.
+    for t in range(t_cap, 0, -1):
+        for k in sorted(itertools.product(*(range(cap + 1) for cap in k_caps)), reverse=True):
+            counter.rest(t, k)
+    start = tuple(0 for _ in cs)
+    options: list[Expr] = ["" if counter.done(0, start) else None]
+    for expr, inc in counter.classes_at(0):
+        nxt = counter.step(0, start, inc)
+        if nxt is not None:
+            options.append(seq_eps(expr, counter.rest(*nxt)))
+    return _wrap(em, alt_eps(options), hint)
 
-    def classes_at(t: int) -> list[tuple[str, Counts]]:
-        return per_position[t] if t < kp else rest_split
 
-    def done(t: int, k: Counts) -> bool:
-        return t >= lo and all(k[i] >= c.minimum for i, c in enumerate(cs))
+class _ContainsWriter:
+    """The states (items so far, matches per contains) of ``_contains`` (a class, not recursive
+    closures, which would be reference cycles)."""
 
-    def step(t: int, k: Counts, inc: Counts) -> tuple[int, Counts] | None:
+    def __init__(self, em: Emitter, cs: tuple[Contains, ...],
+                 per_position: list[list[tuple[str, Counts]]],
+                 rest_split: list[tuple[str, Counts]], lo: int, hi: int | None, t_cap: int,
+                 k_caps: Counts, hint: str) -> None:
+        self.em, self.cs, self.per_position, self.rest_split = em, cs, per_position, rest_split
+        self.lo, self.hi, self.t_cap, self.k_caps, self.hint = lo, hi, t_cap, k_caps, hint
+        self.memo: dict[tuple[int, Counts], Expr] = {}
+
+    def classes_at(self, t: int) -> list[tuple[str, Counts]]:
+        return self.per_position[t] if t < len(self.per_position) else self.rest_split
+
+    def done(self, t: int, k: Counts) -> bool:
+        return t >= self.lo and all(k[i] >= c.minimum for i, c in enumerate(self.cs))
+
+    def step(self, t: int, k: Counts, inc: Counts) -> tuple[int, Counts] | None:
         t2 = t + 1
-        if hi is not None and t2 > hi:
+        if self.hi is not None and t2 > self.hi:
             return None
         k2 = []
-        for i, c in enumerate(cs):
+        for i, c in enumerate(self.cs):
             n = k[i] + inc[i]
             if c.maximum is not None:
                 if n > c.maximum:
                     return None
             else:
-                n = min(n, k_caps[i])
+                n = min(n, self.k_caps[i])
             k2.append(n)
-        return (t2 if hi is not None else min(t2, t_cap), tuple(k2))
+        return (t2 if self.hi is not None else min(t2, self.t_cap), tuple(k2))
 
-    def rest(t: int, k: Counts) -> Expr:
-        if (t, k) in memo:
-            return memo[(t, k)]
-        options: list[Expr] = ["" if done(t, k) else None]
+    def rest(self, t: int, k: Counts) -> Expr:
+        if (t, k) in self.memo:
+            return self.memo[(t, k)]
+        em = self.em
+        options: list[Expr] = ["" if self.done(t, k) else None]
         loop: list[str] = []
-        for expr, inc in classes_at(t):
-            nxt = step(t, k, inc)
+        for expr, inc in self.classes_at(t):
+            nxt = self.step(t, k, inc)
             if nxt == (t, k):
                 loop.append(expr)  # changes no count that still matters: repeats freely
             elif nxt is not None:
-                options.append(seq_eps(em.sep, expr, rest(*nxt)))
+                options.append(seq_eps(em.sep, expr, self.rest(*nxt)))
         prefix = f"( {em.sep} ( {' | '.join(loop)} ) )*" if loop else ""
         result = seq_eps(prefix, alt_eps(options))
         if result and " " in result:
-            result = em.rules.add(f"{hint}-c{t}", result)
-        memo[(t, k)] = result
+            result = em.rules.add(f"{self.hint}-c{t}", result)
+        self.memo[(t, k)] = result
         return result
-
-    # Build from the largest counts down so that recursion depth stays small.
-    for t in range(t_cap, 0, -1):
-        for k in sorted(itertools.product(*(range(cap + 1) for cap in k_caps)), reverse=True):
-            rest(t, k)
-    start = tuple(0 for _ in cs)
-    options: list[Expr] = ["" if done(0, start) else None]
-    for expr, inc in classes_at(0):
-        nxt = step(0, start, inc)
-        if nxt is not None:
-            options.append(seq_eps(expr, rest(*nxt)))
-    return _wrap(em, alt_eps(options), hint)

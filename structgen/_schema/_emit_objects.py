@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ._emit import child_hint, gbnf_literal
@@ -34,7 +35,11 @@ Expr = str | None  # None: impossible; "": the empty string
 
 
 def alt_eps(options: list[Expr]) -> Expr:
-    real = list(dict.fromkeys(o for o in options if o))
+    if len(options) == 1:  # the usual case, and what the general rule gives for it
+        return options[0]
+    real = [o for o in options if o]
+    if len(real) > 1:
+        real = list(dict.fromkeys(real))
     nullable = "" in options
     if not real:
         return "" if nullable else None
@@ -45,12 +50,18 @@ def alt_eps(options: list[Expr]) -> Expr:
 
 
 def seq_eps(*parts: Expr) -> Expr:
-    if any(p is None for p in parts):
+    if None in parts:
         return None
-    return " ".join(p for p in parts if p)
+    return " ".join([p for p in parts if p])
 
 
 def key_literal(em: Emitter, key: str) -> str:
+    return _key_literal(key)
+
+
+@lru_cache(maxsize=16384)
+def _key_literal(key: str) -> str:
+    """Cached: property names recur across the objects of a schema and across schemas."""
     spellings = sorted({json.dumps(key), json.dumps(key, ensure_ascii=False)})
     if len(spellings) == 1:
         return gbnf_literal(spellings[0])
@@ -247,6 +258,8 @@ class _ObjectBuilder:
         return options
 
     def content(self) -> Expr:
+        if self.cap == 0 and self.hi is None and self.lo == 0 and self.full == 0:
+            return self._plain_content()
         # Build from the last declared key backwards so that recursion depth stays constant
         # however many keys an object declares.
         counts = range(self.cap, -1, -1)
@@ -256,6 +269,35 @@ class _ObjectBuilder:
                     self.gap(i, c, mask)
             self.first(i)
         return alt_eps([self.first(0)] + self._undeclared(0, 0, 0, ""))
+
+    def _plain_content(self) -> Expr:
+        """``content`` for the usual object (no member counts, no floating keys): the same
+        D/G/F rules, added in the same order, with ``seq_eps``/``alt_eps``/``_rule`` spelled
+        out for the shapes that occur (every object runs this loop once per key)."""
+        sep, extra, members = self.em.sep, self.extra, self.members
+        loop = f"( {sep} {extra} )*"
+        rule = self._rule
+        after_d: Expr = ""  # D(i + 1), G(i + 1) and F(i + 1) of the key after the current one
+        after_g: Expr = "" if extra is None else rule("g", len(members), loop)
+        after_f: Expr = ""
+        for i in range(len(members) - 1, -1, -1):
+            kv, required = members[i]
+            if after_g is None:
+                with_sep: Expr = None
+                alone: Expr = None
+            elif after_g:
+                with_sep, alone = f"{sep} {kv} {after_g}", f"{kv} {after_g}"
+            else:
+                with_sep, alone = f"{sep} {kv}", kv
+            d = rule("d", i, with_sep if required else alt_eps([with_sep, after_d]))
+            if extra is None:
+                g = d
+            else:
+                g = rule("g", i, None if d is None else f"{loop} {d}" if d else loop)
+            f = rule("f", i, alone if required else alt_eps([alone, after_f]))
+            after_d, after_g, after_f = d, g, f
+        extras = [seq_eps("", extra, after_g)] if extra is not None else []
+        return alt_eps([after_f] + extras)
 
     def first(self, i: int) -> Expr:
         key = ("F", i, 0, 0)

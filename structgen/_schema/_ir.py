@@ -17,21 +17,25 @@ from decimal import Decimal
 from json.encoder import encode_basestring_ascii
 from typing import Any, Union
 
+from ._frozen import cached_hash
 from ._strings import StringSpec
 
 Bound = tuple[Decimal, bool]  # (value, exclusive)
 
 
+@cached_hash
 @dataclass(frozen=True)
 class NullAtom:
     pass
 
 
+@cached_hash
 @dataclass(frozen=True)
 class BoolAtom:
     values: frozenset[bool] = frozenset({True, False})
 
 
+@cached_hash
 @dataclass(frozen=True)
 class NumAtom:
     """Numbers between ``lower`` and ``upper``; ``integer`` keeps only integral values, spelled
@@ -45,11 +49,13 @@ class NumAtom:
     fraction: bool = False  # only numbers that are not integers (a complement of integer)
 
 
+@cached_hash
 @dataclass(frozen=True)
 class StrAtom:
     spec: StringSpec = field(default_factory=StringSpec)
 
 
+@cached_hash
 @dataclass(frozen=True)
 class Contains:
     ir: IR
@@ -57,6 +63,7 @@ class Contains:
     maximum: int | None = None
 
 
+@cached_hash
 @dataclass(frozen=True)
 class ArrAtom:
     """Arrays: ``prefix[i]`` constrains position i, ``items`` every later position."""
@@ -74,6 +81,7 @@ class ArrAtom:
     seen_contains: tuple[IR, ...] = ()
 
 
+@cached_hash
 @dataclass(frozen=True)
 class KeyCond:
     """Which undeclared keys a value schema applies to.
@@ -86,6 +94,7 @@ class KeyCond:
     nomatch: tuple[str, ...] = ()
 
 
+@cached_hash
 @dataclass(frozen=True)
 class Need:
     """At least one member whose key is undeclared (not in ``props``, not in ``excluded``),
@@ -98,6 +107,7 @@ class Need:
     key_names: IR | None = None  # the key must also be one of these strings (¬propertyNames)
 
 
+@cached_hash
 @dataclass(frozen=True)
 class ObjAtom:
     """Objects. ``props`` are declared keys (value schema already includes matching patterns);
@@ -120,10 +130,23 @@ class ObjAtom:
     needs: tuple[Need, ...] = ()
 
     def prop(self, name: str) -> IR | None:
-        for key, ir in self.props:
-            if key == name:
-                return ir
-        return None
+        if len(self.props) <= _SCAN_PROPS:
+            for key, ir in self.props:
+                if key == name:
+                    return ir
+            return None
+        # Intersections look up every key of both sides: a scan would make that quadratic.
+        table: dict[str, IR] | None = self.__dict__.get("_prop_table")
+        if table is None:
+            table = {}
+            for key, ir in self.props:
+                table.setdefault(key, ir)
+            object.__setattr__(self, "_prop_table", table)
+        return table.get(name)
+
+
+#: Objects with at most this many declared keys look a key up by scanning.
+_SCAN_PROPS = 8
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,6 +168,7 @@ class ConstAtom:
         return cached
 
 
+@cached_hash
 @dataclass(frozen=True)
 class RefAtom:
     """Whatever the schema at ``key`` (an absolute URI with fragment) denotes; emitted as a rule."""
@@ -185,7 +209,10 @@ def atom_type(atom: Atom) -> str:
 
 
 def is_finite(ir: IR) -> bool:
-    return all(isinstance(a, ConstAtom) for a in ir)
+    for atom in ir:
+        if type(atom) is not ConstAtom:
+            return False
+    return True
 
 
 def is_any(ir: IR | None) -> bool:

@@ -5,6 +5,7 @@ unsupported-keyword policy). Type keywords are in ``_keywords.py``, applicators 
 from __future__ import annotations
 
 import warnings
+import weakref
 from typing import Any
 
 from .._errors import SchemaError, UnsupportedSchemaError
@@ -14,6 +15,7 @@ from ._ir import (
     ANY, IR, NOTHING, ArrAtom, Atom, ConstAtom, KeyCond, ObjAtom, RefAtom, canonical_key,
 )
 from ._keywords import typed_atoms
+from ._leaves import cached_leaf, leaf_key, remember_leaf
 from ._options import GrammarOptions
 from ._refs import Resolver, Target
 from ._strings import StringSpec, string_matches
@@ -24,7 +26,9 @@ class Normalizer:
     def __init__(self, options: GrammarOptions, resolver: Resolver) -> None:
         self.options = options
         self.resolver = resolver
-        self.algebra = Algebra(self)
+        # A proxy, not a reference: a cycle would leave every conversion's state (IR, resolver,
+        # schema index) to the cyclic garbage collector instead of freeing it on return.
+        self.algebra = Algebra(weakref.proxy(self))
         self.dropped: list[str] = []
         self._ref_irs: dict[str, IR] = {}
         self._expanding: list[str] = []
@@ -36,6 +40,8 @@ class Normalizer:
         self._pending_targets: dict[str, tuple[Target, tuple[str, ...]]] = {}
         self.scope: tuple[str, ...] = ()  # schema resources entered so far, outermost first
         self.hints: dict[str, str] = {}  # synthetic key -> the reference key it is named after
+        # What a leaf schema's IR depends on besides its own keywords (see ``_leaves``).
+        self._leaf_context = (resolver.legacy, options.dotall, options.strict)
 
     # ------------------------------------------------------------------ policy
     def unsupported(self, pointer: str, keyword: str, message: str) -> None:
@@ -226,6 +232,20 @@ class Normalizer:
         return self._schema(schema, base, pointer)
 
     def _schema(self, schema: dict[str, Any], base: str, pointer: str) -> IR:
+        key = leaf_key(schema, self._leaf_context)
+        if key is None:
+            return self._normalized(schema, base, pointer)
+        known = cached_leaf(key)
+        if known is not None:
+            self._where = (pointer, "allOf")  # where normalizing it would have left off
+            return known
+        dropped = len(self.dropped)
+        ir = self._normalized(schema, base, pointer)
+        if len(self.dropped) == dropped:  # dropped keywords are reported per pointer
+            remember_leaf(key, ir)
+        return ir
+
+    def _normalized(self, schema: dict[str, Any], base: str, pointer: str) -> IR:
         parts: list[IR] = [typed_atoms(self, schema, base, pointer)]
         finite = self._finite(schema, pointer)
         if finite is not None:

@@ -62,7 +62,9 @@ class Resolver:
         self._allow_fetch = allow_fetch
         self._resources: dict[str, Any] = {}
         self._anchors: dict[tuple[str, str], Any] = {}
-        self._where: dict[int, tuple[str, str]] = {}  # id(schema) -> (base, key)
+        # id(schema) -> (base, resource, pointer in the resource); the key is resource#pointer,
+        # spelled out only for the few schemas a reference asks for.
+        self._where: dict[int, tuple[str, str, str]] = {}
         self._keep: list[Any] = []  # keeps indexed documents alive so ids stay unique
         self._legacy_id = False
         self._dynamic_anchors: dict[str, set[str]] = {}
@@ -80,7 +82,7 @@ class Resolver:
         if own is not None:
             self.root_base = urldefrag(urljoin(DEFAULT_BASE, own))[0]
         self._resources[DEFAULT_BASE] = root
-        self._index(root, self.root_base, self.root_base, "", "#")
+        self._index(root, self.root_base, self.root_base, "")
         self.root_key = self.key_of(root, self.root_base + "#")
 
     def _own_id(self, schema: Any) -> str | None:
@@ -93,17 +95,17 @@ class Resolver:
             return ident
         return None
 
-    def _index(self, schema: Any, base: str, resource: str, rel: str, doc_pointer: str) -> None:
+    def _index(self, schema: Any, base: str, resource: str, rel: str) -> None:
         self._keep.append(schema)
         if not isinstance(schema, dict):
-            self._where[id(schema)] = (base, f"{resource}#{rel}")
+            self._where[id(schema)] = (base, resource, rel)
             return
         own = self._own_id(schema)
         if own is not None:
             base = urldefrag(urljoin(base, own))[0]
             resource, rel = base, ""
             self._resources.setdefault(base, schema)
-        self._where[id(schema)] = (base, f"{resource}#{rel}")
+        self._where[id(schema)] = (base, resource, rel)
         for kw in ("$anchor", "$dynamicAnchor"):
             name = schema.get(kw)
             if isinstance(name, str):
@@ -113,7 +115,7 @@ class Resolver:
         if self._legacy_id and isinstance(schema.get("id"), str) and schema["id"].startswith("#"):
             self._anchors.setdefault((base, schema["id"][1:]), schema)
         for sub_pointer, sub in subschemas(schema):
-            self._index(sub, base, resource, rel + sub_pointer, doc_pointer + sub_pointer)
+            self._index(sub, base, resource, rel + sub_pointer)
 
     def dynamic_anchor_count(self, name: str) -> int:
         """How many resources declare ``$dynamicAnchor: name`` (more than one: scope matters)."""
@@ -124,7 +126,7 @@ class Resolver:
 
     def key_of(self, schema: Any, fallback: str) -> str:
         where = self._where.get(id(schema))
-        return where[1] if where else fallback
+        return f"{where[1]}#{where[2]}" if where else fallback
 
     def base_of(self, schema: Any, fallback: str) -> str:
         where = self._where.get(id(schema))
@@ -185,7 +187,7 @@ class Resolver:
                     pointer=pointer, keyword="$ref")
             document = self._fetch(uri, pointer)
         self._resources[uri] = document
-        self._index(document, uri, uri, "", uri + "#")
+        self._index(document, uri, uri, "")
         return self._resources[uri]
 
     def _fetch(self, uri: str, pointer: str) -> Any:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 _INVALID_NAME_CHARS = re.compile(r"[^a-zA-Z0-9-]+")
 # A body's tokens: literals and classes (skipped), or a bare word that may name a rule.
-_REF = re.compile(r'"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]|([a-zA-Z0-9-]+)')
+# Possessive runs: a literal or class never needs backtracking, and scanning every body of every
+# grammar for reachability is a visible part of the conversion time.
+_REF = re.compile(r'"(?:[^"\\]++|\\.)*+"|\[(?:[^\]\\]++|\\.)*+\]|([a-zA-Z0-9-]+)')
 
 
 @lru_cache(maxsize=65536)
@@ -28,6 +31,10 @@ class RuleSet:
         self._bodies: dict[str, str | None] = {}
         self._by_body: dict[str, str] = {}
         self._next_suffix: dict[str, int] = {}
+        #: Per-grammar caches of other modules (string rules, character references), keyed by
+        #: a tuple whose first item names the cache. An entry may only hold what asking again
+        #: would return: rules are shared by body, so asking again adds nothing.
+        self.memo: dict[tuple[Any, ...], Any] = {}
 
     def _fresh(self, hint: str) -> str:
         base = rule_name_hint(hint)

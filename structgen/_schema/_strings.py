@@ -4,7 +4,8 @@ test (:func:`string_matches`), which agree exactly.
 Four routes, cheapest first:
 
 1. no pattern, format or exclusion: ``"\\"" char{m,n} "\\""``;
-2. only excluded names (undeclared property keys): straight from the trie of the names;
+2. only excluded names (undeclared property keys): straight from the trie of the names
+   (``_trie``);
 3. one fully anchored, structurally simple regex: GBNF written straight from the regex tree, with
    ``{m,n}`` counts (small grammars that llama.cpp runs fast); length bounds fold into the one
    variable-length part when there is exactly one;
@@ -16,7 +17,6 @@ either case, surrogate pairs) and never a raw control character.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -26,7 +26,6 @@ from ._automata import (
     DFA,
     TooLarge,
     complement,
-    emit_dfa,
     exclusion_dfa,
     finite_dfa,
     intersect,
@@ -36,18 +35,19 @@ from ._automata import (
     too_large,
 )
 from ._charset import UNIVERSE, CharSet, json_char_ref, raw_char_ref
+from ._emit_dfa import emit_dfa
+from ._frozen import cached_hash
 from ._regex import Alt, Anchor, Chars, Node, Repeat, Seq, length_bounds, parse_regex
 from ._rules import RuleSet
+from ._trie import exclusion_body
 
 #: llama.cpp copies a repeated item once per count; larger counts are nested.
 MAX_REPEAT = 1000
-#: Nesting depth of parenthesised groups before a sub-expression becomes a rule of its own.
-_INLINE_DEPTH = 24
 _QUOTE = '"\\""'
 CharSetRef = Callable[[CharSet], str]
-Trie = dict[str, "Trie"]  # child per character; the key "" marks the end of a word
 
 
+@cached_hash
 @dataclass(frozen=True)
 class StringSpec:
     """A set of strings (decoded values), every field a further restriction."""
@@ -191,20 +191,17 @@ def _regex_product(steps: tuple[tuple[str, str, bool], ...], dotall: bool) -> DF
 
 # --- GBNF ------------------------------------------------------------------------------------
 
-_memo: weakref.WeakKeyDictionary[RuleSet, dict[tuple[StringSpec, bool, bool], str | None]]
-_memo = weakref.WeakKeyDictionary()
-
-
 def json_string_rule(
     rules: RuleSet, spec: StringSpec, *, hint: str, pointer: str, dotall: bool = False, raw: bool = False
 ) -> str | None:
     """A rule matching every JSON spelling (quotes included) of every string ``spec`` allows;
     None if it allows none. ``raw=True``: the bare characters, no quotes and no escaping."""
-    memo = _memo.setdefault(rules, {})
-    key = (spec, dotall, raw)
+    memo = rules.memo
+    key = ("string", spec, dotall, raw)
     if key not in memo:
         memo[key] = _string_rule(rules, spec, hint, pointer, dotall, raw)
-    return memo[key]
+    result: str | None = memo[key]
+    return result
 
 
 def _string_rule(
@@ -228,7 +225,7 @@ def _string_rule(
         return rules.add(hint, f"{quote}{body} {final}".strip() or '""')
     only_exclusion = not (regexes or spec.not_patterns or spec.min_length or spec.max_length is not None)
     if excluded and spec.only is None and only_exclusion:
-        body = _exclusion_body(excluded, rules, hint, char, final)
+        body = exclusion_body(excluded, rules, hint, char, final)
         return rules.add(hint, f"{quote}({body})" if quote else body)
     if simple and len(regexes) == 1:
         node = parse_regex(regexes[0][0], dotall=dotall)
@@ -242,52 +239,6 @@ def _string_rule(
     if start is None:
         return None
     return start if raw else rules.add(hint, f"{quote}{start}")
-
-
-def _exclusion_body(words: list[str], rules: RuleSet, hint: str, char: CharSetRef, final: str) -> str:
-    """Any string but ``words`` (the usual "additional property name" case), straight from their
-    trie: at each node, end (unless a word ends there), follow a child, or leave the trie with any
-    other character and then anything at all."""
-    trie: Trie = {}
-    for word in words:
-        node = trie
-        for ch in word:
-            node = node.setdefault(ch, {})
-        node[""] = {}  # marks the end of a word
-    rest = rules.add(f"{hint}-rest", f"{char(UNIVERSE)}* {final}".strip())
-    refs: dict[str, str] = {}  # per character, and per "any character but these" (key "^...")
-
-    def ref(key: str) -> str:
-        found = refs.get(key)
-        if found is None:
-            found = refs[key] = char(_key_charset(key))
-        return found
-
-    def body(node: Trie, depth: int) -> str:
-        children = sorted(c for c in node if c)
-        alts = [] if "" in node else [final]
-        alts.append(f"{ref('^' + ''.join(children))} {rest}")
-        for c in children:
-            sub = body(node[c], depth + 1)
-            if depth >= _INLINE_DEPTH:
-                sub = rules.add(f"{hint}-k", sub)
-            elif " | " in sub:
-                sub = f"({sub})"
-            alts.append(f"{ref(c)} {sub}")
-        return " | ".join(alts)
-
-    return body(trie, 0)
-
-
-@lru_cache(maxsize=4096)
-def _all_but(chars: str) -> CharSet:
-    return UNIVERSE - CharSet.chars(chars)
-
-
-@lru_cache(maxsize=16384)
-def _key_charset(key: str) -> CharSet:
-    """A trie edge's characters: ``key`` itself, or every character but those after a ``^``."""
-    return _all_but(key[1:]) if key.startswith("^") else CharSet.chars(key)
 
 
 def repeat_expr(atom: str, low: int, high: int | None) -> str:

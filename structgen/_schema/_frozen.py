@@ -1,0 +1,36 @@
+"""Hash caching for the immutable values the converter uses as dictionary and cache keys."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import fields
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def cached_hash(cls: type[T]) -> type[T]:
+    """Make a frozen dataclass remember its hash.
+
+    IR atoms, string specs and character sets are nested tuples of such values; Python does not
+    cache tuple hashes, so every dictionary lookup would rehash the whole tree. The value is the
+    one the dataclass computes (hash of the field tuple), so set and dict behaviour is unchanged.
+    """
+    compute: Callable[[Any], int] = cls.__hash__
+
+    def __hash__(self: Any) -> int:
+        try:
+            return self.__dict__["_hash"]  # type: ignore[no-any-return]
+        except KeyError:
+            value = compute(self)
+            object.__setattr__(self, "_hash", value)
+            return value
+
+    def __getstate__(self: Any) -> dict[str, Any]:
+        # Only the fields: string hashes differ between processes, so a pickled hash (or any
+        # other memo kept beside the fields) would be wrong wherever the value is unpickled.
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    cls.__hash__ = __hash__  # type: ignore[method-assign]
+    cls.__getstate__ = __getstate__  # type: ignore[attr-defined]
+    return cls
