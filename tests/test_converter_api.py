@@ -171,6 +171,27 @@ def test_non_strict_drops_with_one_warning() -> None:
     assert accepts(grammar, '{"a": [{}, {}]}')
 
 
+@pytest.mark.parametrize("schema, text, dropped", [
+    # An e-mail address of at most 255 characters needs too large an automaton: non-strict
+    # drops maxLength (wider, and said), keeping the format.
+    ({"type": "object", "properties": {"email": {"type": "string", "format": "email",
+                                                  "maxLength": 255}}},
+     '{"email": "ann@example.com"}', "#/properties/email/maxLength"),
+    # A lookahead cannot be enforced: non-strict drops the pattern.
+    ({"type": "string", "pattern": "^(?=a)\\w+$"}, '"zz"', "#/pattern"),
+])
+def test_non_strict_drops_string_constraints(schema: Any, text: str, dropped: str) -> None:
+    with pytest.raises(UnsupportedSchemaError):
+        json_schema_to_gbnf(schema)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        grammar = json_schema_to_gbnf(schema, strict=False)
+    assert [dropped in str(w.message) for w in caught] == [True]
+    assert accepts(grammar, text)
+    if "email" in text:
+        assert not accepts(grammar, '{"email": "not an address"}')  # the format stays
+
+
 def test_left_recursive_union_is_rejected() -> None:
     schema = {"$defs": {"e": {"anyOf": [{"$ref": "#/$defs/e"}, {"type": "null"}]}},
               "$ref": "#/$defs/e"}

@@ -10,10 +10,11 @@ import itertools
 import json
 import math
 import re
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-from .._errors import SchemaError
+from .._errors import SchemaError, UnsupportedSchemaError
 from ._ir import (
     ANY, IR, ArrAtom, Atom, BoolAtom, ConstAtom, Irreducible, NullAtom, NumAtom, ObjAtom, RefAtom,
     StrAtom,
@@ -209,8 +210,19 @@ class Emitter:
                                                          or spec.max_length > limit):
             spec = StringSpec(spec.patterns, spec.not_patterns, spec.min_length, limit,
                               spec.formats, spec.exclude, spec.only)
-        return json_string_rule(self.rules, spec, hint=hint, pointer=pointer,
-                                dotall=self.options.dotall, raw=raw)
+        while True:
+            try:
+                return json_string_rule(self.rules, spec, hint=hint, pointer=pointer,
+                                        dotall=self.options.dotall, raw=raw)
+            except UnsupportedSchemaError as exc:
+                # A combination whose automaton grows too large: non-strict drops the keyword
+                # that made it grow (and says so), which only widens the string.
+                keyword = exc.keyword or "pattern"
+                wider = _without(spec, keyword)
+                if wider == spec:
+                    raise
+                self.norm.unsupported(exc.pointer or pointer, keyword, exc.message)
+                spec = wider
 
     def number(self, atom: NumAtom, hint: str, pointer: str) -> str | None:
         if atom.fraction:
@@ -292,3 +304,14 @@ def child_hint(hint: str, child: str) -> str:
     """A short rule name hint for a part of ``hint`` (the last word of the parent, then child)."""
     parent = hint.rsplit("-", 1)[-1] if len(hint) > 24 else hint
     return f"{parent}-{child}"
+
+
+def _without(spec: StringSpec, keyword: str) -> StringSpec:
+    """``spec`` without the constraint ``keyword`` stands for (wider)."""
+    if keyword == "maxLength":
+        return replace(spec, max_length=None)
+    if keyword == "minLength":
+        return replace(spec, min_length=0)
+    if keyword == "format":
+        return replace(spec, formats=())
+    return replace(spec, patterns=(), not_patterns=())

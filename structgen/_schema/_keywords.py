@@ -11,7 +11,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from .._errors import SchemaError
+from .._errors import SchemaError, UnsupportedSchemaError
 from ._algebra import array_nonempty, num_empty, object_nonempty
 from ._formats import format_regex
 from ._ir import (
@@ -118,8 +118,11 @@ def string_atom(ctx: Normalizer, schema: dict[str, Any], pointer: str) -> StrAto
     if pattern is not None:
         if not isinstance(pattern, str):
             raise SchemaError("pattern must be a string", pointer=pointer, keyword="pattern")
-        ctx.check_pattern(pattern, pointer, "pattern")
-        patterns = (pattern,)
+        try:
+            ctx.check_pattern(pattern, pointer, "pattern")
+            patterns = (pattern,)
+        except UnsupportedSchemaError as exc:  # lookarounds, backreferences, ...
+            ctx.unsupported(pointer, "pattern", exc.message)  # raises unless non-strict
     formats: tuple[str, ...] = ()
     fmt = schema.get("format")
     # Formats are enforced (a generating grammar should produce them). A format that JSON
