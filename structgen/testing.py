@@ -68,7 +68,7 @@ def instances(output_type: Any, *, max_string_length: int | None = None) -> Sear
     Raises :class:`~structgen.SchemaError` naming the JSON pointer of the part no value can
     satisfy.
     """
-    from ._roundtrip import instance_strategy
+    from ._instances import instance_strategy
 
     return instance_strategy(  # type: ignore[no-any-return]
         output_type, max_string_length=max_string_length
@@ -220,7 +220,7 @@ def round_trip_tests(
     """
     import pytest
 
-    from ._roundtrip import type_name
+    from ._type_names import type_name
 
     if not types:
         raise TypeError("round_trip_tests() needs at least one type")

@@ -12,14 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from structgen._errors import SchemaError, UnsupportedSchemaError
-from structgen._schema._numbers import (
-    MAX_BOUND_DIGITS,
-    MAX_FRACTION_DIGITS,
-    MAX_INTEGER_DIGITS,
-    integer_bounds,
-    integer_rule,
-    number_rule,
-)
+from structgen._schema._digits import MAX_BOUND_DIGITS, MAX_FRACTION_DIGITS, MAX_INTEGER_DIGITS
+from structgen._schema._integers import integer_bounds, integer_rule
+from structgen._schema._numbers import number_rule
 from structgen._schema._rules import RuleSet
 from structgen.testing import accepts
 

@@ -26,7 +26,7 @@ from pydantic import (
 )
 from typing_extensions import TypedDict
 
-from structgen._roundtrip import type_name
+from structgen._type_names import type_name
 from structgen.testing import (
     assert_examples_round_trip,
     assert_round_trip,

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from structgen._errors import SchemaError, UnsupportedSchemaError
-from structgen._schema import _automata
+from structgen._schema import _automata, _minimize, _regex_dfa
 from structgen._schema._automata import complement, exclusion_dfa, finite_dfa, intersect, length_dfa
 from structgen._schema._regex import parse_regex
 from structgen._schema._rules import RuleSet
@@ -299,9 +299,9 @@ def test_counts_near_llama_limits(low: int, high: int | None) -> None:
 
 
 def test_minimisation_methods_agree() -> None:
-    searched = _automata.regex_dfa(parse_regex("^[a-c]*b[a-c]*c[a-c]*$"))
+    searched = _regex_dfa.regex_dfa(parse_regex("^[a-c]*b[a-c]*c[a-c]*$"))
     bounded = _automata.limit_length(searched, 2, 300)  # acyclic and above the Moore limit
-    assert len(bounded.delta) > _automata._MOORE_LIMIT
+    assert len(bounded.delta) > _minimize._MOORE_LIMIT
     pattern = re.compile("[a-c]*b[a-c]*c[a-c]*")
     rng = random.Random(5)
     for _ in range(300):
@@ -314,8 +314,8 @@ def test_minimisation_methods_agree() -> None:
     complete.append([dead] * len(bounded.alphabet))
     accepting = bounded.accepting + [False]
     counts = {
-        len(set(_automata._moore(complete, accepting))),
-        len(set(_automata._hopcroft(complete, bounded.accepting, len(bounded.alphabet)))),
-        len(set(_automata._acyclic_classes(complete, bounded.accepting, dead) or [])),
+        len(set(_minimize._moore(complete, accepting))),
+        len(set(_minimize._hopcroft(complete, bounded.accepting, len(bounded.alphabet)))),
+        len(set(_minimize._acyclic_classes(complete, bounded.accepting, dead) or [])),
     }
     assert counts == {len(bounded.delta) + 1}

@@ -16,13 +16,9 @@ from typing_extensions import TypedDict
 from structgen import GrammarError, SchemaError
 from structgen._gbnf._recognizer import Recognizer
 from structgen._grammar import Grammar
-from structgen._roundtrip import (
-    caret_excerpt,
-    effective_schema,
-    flatten_schema,
-    order_keys,
-    type_name,
-)
+from structgen._instance_schema import effective_schema, flatten_schema
+from structgen._roundtrip import caret_excerpt, order_keys
+from structgen._type_names import type_name
 from structgen._types import type_adapter
 from structgen.testing import (
     accepts,

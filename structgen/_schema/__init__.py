@@ -5,7 +5,7 @@ turns every schema into a union of typed atoms (``_ir``), one small function per
 (``_keywords`` for type keywords, ``_applicators`` for allOf/anyOf/oneOf/not/if/$ref/...), with
 exact set operations in ``_algebra``/``_complement`` and a small validator (``_validate``) for
 enum filtering → ``_emit`` / ``_emit_objects`` / ``_emit_arrays`` write the rules through
-``_rules.RuleSet``, strings via ``_strings`` and numbers via ``_numbers``.
+``_rules.RuleSet``, strings via ``_strings`` and numbers via ``_integers``/``_numbers``.
 
 Policy (see ``docs``): a keyword that changes validity and cannot be enforced exactly raises
 ``UnsupportedSchemaError`` with its pointer and keyword (``strict=False``: dropped, one warning).

@@ -15,12 +15,13 @@ from decimal import Decimal
 from typing import Any
 
 from .._errors import SchemaError, UnsupportedSchemaError
+from ._integers import integer_bounds, integer_rule
 from ._ir import (
     ANY, IR, ArrAtom, Atom, BoolAtom, ConstAtom, Irreducible, NullAtom, NumAtom, ObjAtom, RefAtom,
     StrAtom,
 )
 from ._normalize import Normalizer
-from ._numbers import integer_bounds, integer_rule, number_rule
+from ._numbers import number_rule
 from ._options import FLEXIBLE_WHITESPACE_LIMIT, SEPARATORS, GrammarOptions
 from ._rules import RuleSet
 from ._strings import StringSpec, json_string_rule

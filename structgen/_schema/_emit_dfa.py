@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ._automata import DFA
 from ._charset import CharSet
+from ._dfa import DFA
 from ._rules import RuleSet
 
 #: Chains of single-entry states are inlined into their parent rule up to this depth.

@@ -22,22 +22,13 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from .._errors import UnsupportedSchemaError
-from ._automata import (
-    DFA,
-    TooLarge,
-    complement,
-    exclusion_dfa,
-    finite_dfa,
-    intersect,
-    length_dfa,
-    limit_length,
-    regex_dfa,
-    too_large,
-)
+from ._automata import complement, exclusion_dfa, finite_dfa, intersect, length_dfa, limit_length
 from ._charset import UNIVERSE, CharSet, json_char_ref, raw_char_ref
+from ._dfa import DFA, TooLarge, too_large
 from ._emit_dfa import emit_dfa
 from ._frozen import cached_hash
 from ._regex import Alt, Anchor, Chars, Node, Repeat, Seq, length_bounds, parse_regex
+from ._regex_dfa import regex_dfa
 from ._rules import RuleSet
 from ._trie import exclusion_body
 
