@@ -19,13 +19,16 @@ valid string, it never accepts an invalid one) or wider (listed as a known gap):
   compression, optional trailing IPv4; no zone id, no brackets. ``ipvanyaddress``: either.
 - ``hostname`` (RFC 1123): labels of 1–63 letters, digits and inner hyphens, separated by dots.
   Narrower: labels with ``--`` in positions 3–4 (IDNA A-labels such as ``xn--…``) are rejected,
-  since validating their Punycode is beyond a regex. Wider (known gap): the 253-character total is
-  not enforced (counting across labels would need tens of thousands of automaton states).
+  since validating their Punycode is beyond a regex. The 253-character total is kept by a union of
+  shapes (at most 3 labels of up to 63 characters, 5 of 49, 10 of 24 or 21 of 11): narrower, it
+  rejects long names with many long labels (counting across labels exactly would need tens of
+  thousands of automaton states).
 - ``idn-hostname``: narrower: only the ASCII hostnames above (U-labels are rejected).
 - ``email`` (RFC 5321 Mailbox): dot-atom or quoted-string local part; a domain of hostname labels
   (A-labels allowed here, as RFC 5321 allows any LDH label) or an ``[IPv4]`` / ``[IPv6:…]``
-  literal. Narrower: general address literals (``[tag:…]``) are rejected. Wider (known gap): the
-  64-octet local-part and 255-octet domain limits are not enforced.
+  literal. Narrower: general address literals (``[tag:…]``) are rejected; the 255-octet domain
+  limit is kept by shapes as for hostnames (4 labels of up to 63, 5 of 50, 10 of 24, 21 of 11).
+  Wider (known gap): the 64-octet local-part limit is not enforced.
 - ``idn-email`` (RFC 6531): as ``email`` with any non-ASCII character allowed in the local part;
   narrower: the domain must be ASCII.
 - ``uri``, ``uri-reference`` (RFC 3986) and ``iri``, ``iri-reference`` (RFC 3987): exact syntax.
@@ -36,6 +39,8 @@ valid string, it never accepts an invalid one) or wider (listed as a known gap):
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 __all__ = ["FORMAT_NAMES", "format_regex"]
 
@@ -99,15 +104,34 @@ _IPV6 = _ipv6()
 
 _ALNUM = "[A-Za-z0-9]"
 _LDH = "[A-Za-z0-9\\-]"
-#: An LDH label of 1–63 characters (RFC 1123).
-_LDH_LABEL = f"{_ALNUM}(?:{_LDH}{{0,61}}{_ALNUM})?"
-#: The same without "--" in positions 3-4 (RFC 5891 §4.2.3.1: reserved for A-labels).
-_HOST_LABEL = (
-    f"(?:{_ALNUM}(?:{_LDH}?{_ALNUM})?"  # 1-3 characters
-    f"|{_ALNUM}{_LDH}{{2}}{_ALNUM}"  # 4: the last one is no hyphen
-    f"|{_ALNUM}{_LDH}(?:{_ALNUM}{_LDH}|-{_ALNUM}){_LDH}{{0,58}}{_ALNUM})"  # 5-63
-)
-_HOSTNAME = f"{_HOST_LABEL}(?:\\.{_HOST_LABEL})*"
+
+
+def _ldh_label(longest: int) -> str:
+    """An LDH label of 1 to ``longest`` characters (RFC 1123)."""
+    return f"{_ALNUM}(?:{_LDH}{{0,{longest - 2}}}{_ALNUM})?"
+
+
+def _host_label(longest: int) -> str:
+    """The same without "--" in positions 3-4 (RFC 5891 §4.2.3.1: reserved for A-labels)."""
+    return (
+        f"(?:{_ALNUM}(?:{_LDH}?{_ALNUM})?"  # 1-3 characters
+        f"|{_ALNUM}{_LDH}{{2}}{_ALNUM}"  # 4: the last one is no hyphen
+        f"|{_ALNUM}{_LDH}(?:{_ALNUM}{_LDH}|-{_ALNUM}){_LDH}{{0,{longest - 5}}}{_ALNUM})"  # 5+
+    )
+
+
+def _bounded_name(label: Callable[[int], str], shapes: tuple[tuple[int, int], ...]) -> str:
+    """Dot-separated labels whose total length stays within a limit, as a union of shapes
+    (longest label, most labels): counting characters across labels exactly would take an
+    automaton of tens of thousands of states; each shape's worst case fits the limit."""
+    return "(?:" + "|".join(f"{label(n)}(?:\\.{label(n)}){{0,{k - 1}}}" for n, k in shapes) + ")"
+
+
+#: Hostnames fit in 253 characters: 3 x 63 + 2, 5 x 49 + 4, 10 x 24 + 9, 21 x 11 + 20.
+_HOST_SHAPES = ((63, 3), (49, 5), (24, 10), (11, 21))
+#: E-mail domains fit in 255: 4 x 63 + 3, 5 x 50 + 4, 10 x 24 + 9, 21 x 11 + 20.
+_DOMAIN_SHAPES = ((63, 4), (50, 5), (24, 10), (11, 21))
+_HOSTNAME = _bounded_name(_host_label, _HOST_SHAPES)
 
 # --- e-mail (RFC 5321 / 6531) ------------------------------------------------------------------
 
@@ -122,7 +146,7 @@ def _mailbox(non_ascii: bool) -> str:
     quoted = f'"(?:[{_QTEXT}{extra}]|\\\\[ -~])*"'
     local = f"(?:{atom}(?:\\.{atom})*|{quoted})"
     literal = f"\\[(?:{_IPV4}|[Ii][Pp][Vv]6:{_IPV6})\\]"
-    domain = f"(?:{_LDH_LABEL}(?:\\.{_LDH_LABEL})*|{literal})"
+    domain = f"(?:{_bounded_name(_ldh_label, _DOMAIN_SHAPES)}|{literal})"
     return f"{local}@{domain}"
 
 
