@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from structgen._generate._choices import REFUSAL_CUES, Alternative, JsonCursor, choice_table
 from structgen._generate._describe import describe_schema
-from structgen._generate._lookup import MAX_MATCH, DraftCosts, lookup_draft
+from structgen._generate._lookup import MAX_MATCH, DraftPolicy, lookup_draft
 from structgen._generate._sampling import TokenPicker, log_softmax
 from structgen._generate._types import Message, SamplingSettings, Usage, as_messages
 
@@ -192,12 +192,10 @@ def test_lookup_draft_copies_what_followed_the_latest_full_match() -> None:
     assert lookup_draft([*text, *text[:3]], 8) == []
 
 
-def test_draft_length_follows_measured_costs() -> None:
-    # Cheap batches (10 ms + 4 ms a token): the longest guess pays.
-    assert DraftCosts(tuple(0.010 + 0.004 * k for k in range(9))).best_length(8) == 8
-    # Every guessed token costs as much as a single evaluation: nothing pays.
-    assert DraftCosts(tuple(0.010 * (k + 1) for k in range(9))).best_length(8) == 0
-    context = [1, *range(100, 100 + MAX_MATCH), 7, 8, *range(100, 100 + MAX_MATCH)]
-    assert lookup_draft(context, 2, DraftCosts(tuple(0.010 * (k + 1) for k in range(9)))) == []
-    assert DraftCosts((0.010, 0.015)).worthwhile_head()
-    assert not DraftCosts((0.010, 0.025)).worthwhile_head()
+def test_draft_policy_follows_the_models_shape() -> None:
+    # SmolLM2-135M: 49k vocabulary x 576 of 135M weights; Gemma-3-270M: 262k x 640 of 268M.
+    small = DraftPolicy.for_model(8, 49152, 576, 134_515_008)
+    large = DraftPolicy.for_model(8, 262_144, 640, 268_098_176)
+    assert (small.length, small.head) == (8, True)
+    assert (large.length, large.head) == (8, False)  # every logits row is expensive there
+    assert DraftPolicy.for_model(0, 49152, 576, 134_515_008).length == 0

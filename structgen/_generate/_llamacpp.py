@@ -18,7 +18,7 @@ from .._errors import BackendError, GrammarError, StructgenError
 from .._llama_log import silence_llama_logs
 from .._model_path import check_model_file, default_model_path
 from ._grammar_state import CompiledGrammar
-from ._lookup import DraftCosts
+from ._lookup import DraftPolicy
 from ._loop import ConstrainedDecoder
 from ._runner import ContextFullError, ModelRunner
 from ._sampling import TokenPicker
@@ -59,12 +59,15 @@ class LlamaCppBackend:
             self.runner = ModelRunner(
                 llama_cpp, llama.ctx, self.tables.n_vocab, llama.n_ctx(), llama.n_batch
             )
+            self.drafts = DraftPolicy.for_model(
+                self.lookahead, self.tables.n_vocab, llama_cpp.llama_model_n_embd(llama.model),
+                llama_cpp.llama_model_n_params(llama.model),
+            )
         except StructgenError:
             raise
         except Exception as e:
             raise BackendError(f"could not prepare the llama.cpp model: {e}") from e
         self._grammars: OrderedDict[tuple[str, str], CompiledGrammar] = OrderedDict()
-        self._draft_costs: DraftCosts | None = None
 
     @classmethod
     def load(
@@ -144,8 +147,6 @@ class LlamaCppBackend:
             self._claim_context()
             model_before = self.runner.seconds
             usage.cached_prompt_tokens = self.runner.prime(prompt)
-            if self.lookahead and self._draft_costs is None:
-                self._draft_costs = self._measure_draft_costs()
             state = compiled.new_state()
         except (StructgenError, ContextFullError) as e:
             if isinstance(e, ContextFullError):
@@ -162,8 +163,7 @@ class LlamaCppBackend:
                 max_tokens=request.max_tokens,
                 choices=request.choices,
                 usage=usage,
-                lookahead=self.lookahead,
-                draft_costs=self._draft_costs,
+                drafts=self.drafts,
             )
             for event in decoder.run():
                 if isinstance(event, Completion):
@@ -194,19 +194,6 @@ class LlamaCppBackend:
         while len(self._grammars) > GRAMMAR_CACHE_SIZE:
             self._grammars.popitem(last=False)
         return compiled
-
-    def _measure_draft_costs(self) -> DraftCosts:
-        """What batches of 1 + k tokens (with their logits) cost on this model and machine, so
-        that prompt-lookup guesses are only made where they pay (measured once, ~0.5 s)."""
-        measured = (0, 1, 2, 4, 8)
-        seconds = self.runner.measure_batches(tuple(k + 1 for k in measured))
-        table = []
-        for k in range(self.lookahead + 1):
-            # Linear between measured points, and along the last segment beyond them.
-            i = next((i for i in range(1, len(measured)) if k <= measured[i]), len(measured) - 1)
-            k0, k1 = measured[i - 1], measured[i]
-            table.append(seconds[i - 1] + (seconds[i] - seconds[i - 1]) * (k - k0) / (k1 - k0))
-        return DraftCosts(tuple(table))
 
     def render(self, messages: Sequence[Message]) -> list[int]:
         """Prompt tokens for ``messages`` in the model's own chat template."""

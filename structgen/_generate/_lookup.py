@@ -8,10 +8,12 @@ would have picked (checked position by position), so the text is the one token-b
 produces (up to the rounding differences between batched and single-token evaluation, which can
 flip exact near-ties) — one batch instead of several single-token evaluations when it is right.
 
-Whether a guess pays depends on the machine and the model: on a CPU a batch of two tokens with
-their logits costs 1.8 to 2.5 single-token evaluations (a 262k-token vocabulary makes every
-logits row expensive), a batch of nine 5 to 6. :class:`DraftCosts` holds batch times measured
-on the model itself, and guesses are as long as pays off on average.
+Whether a guess pays depends on the model: on a CPU a batch of nine tokens with their logits
+costs 5 to 6 single-token evaluations, so a long guess after a sure match pays on every model
+measured; a single extra position (the held-back last token of forced text) pays only where
+logits rows are cheap — with a 262k-token vocabulary each row costs ~7 ms and a two-token batch
+more than two single ones. :class:`DraftPolicy` decides from the model's shape, not from
+timings, so that the same prompt gives the same text on a busy machine and an idle one.
 """
 
 from __future__ import annotations
@@ -25,45 +27,32 @@ from dataclasses import dataclass
 #: guessing after 10-token matches saved the most model time.
 MAX_MATCH = 10
 
-#: Share of each guessed token the model is assumed to confirm (after a full match).
-CONFIRM_RATE = 0.95
+#: Above this share of the model's weights in its output layer (vocabulary x embedding),
+#: an extra logits row costs more than it saves on a one-token guess. Measured: SmolLM2-135M
+#: 0.21 (two-token batch 23 ms vs 12.5 ms single: pays), Gemma-3-270M 0.63 (46 vs 19 ms: loses).
+CHEAP_ROWS_SHARE = 0.4
 
 
 @dataclass(frozen=True)
-class DraftCosts:
-    """Measured seconds of one decode of ``1 + k`` tokens with ``1 + k`` logits rows, for
-    k = 0 (a single token) up to ``len(seconds) - 1`` guessed tokens."""
+class DraftPolicy:
+    """How the loop guesses on one model: ``length`` tokens after a full match (0: never), and
+    whether a held-back boundary token rides along as a one-token guess (``head``)."""
 
-    seconds: tuple[float, ...]
+    length: int
+    head: bool = True
 
-    def best_length(self, limit: int) -> int:
-        """The guess length with the largest expected saving: each guessed token is confirmed
-        with probability CONFIRM_RATE (and all after a wrong one are lost), each confirmed
-        token saves one single-token evaluation, and the batch costs what was measured. 0 when
-        no length saves anything."""
-        single = self.seconds[0]
-        best, best_gain, expected = 0, 0.0, 0.0
-        for k in range(1, min(limit, len(self.seconds) - 1) + 1):
-            expected += CONFIRM_RATE**k
-            gain = expected * single - (self.seconds[k] - single)
-            if gain > best_gain:
-                best, best_gain = k, gain
-        return best
-
-    def worthwhile_head(self) -> bool:
-        """Whether one sure guess (the held-back last token of forced text, nearly always
-        confirmed) is cheaper in the batch than evaluated on its own afterwards."""
-        return len(self.seconds) > 1 and self.seconds[1] < 2 * self.seconds[0]
+    @classmethod
+    def for_model(cls, lookahead: int, n_vocab: int, n_embd: int, n_params: int) -> DraftPolicy:
+        output_share = n_vocab * n_embd / max(n_params, 1)
+        return cls(length=lookahead, head=output_share < CHEAP_ROWS_SHARE)
 
 
-def lookup_draft(context: Sequence[int], limit: int, costs: DraftCosts | None = None) -> list[int]:
-    """The tokens that followed the latest earlier occurrence of ``context``'s last MAX_MATCH
-    tokens, as many as pay off (``limit`` at most; all of them when ``costs`` is None).
-
-    Empty when those tokens did not occur before or ``limit`` is 0.
+def lookup_draft(context: Sequence[int], length: int) -> list[int]:
+    """The ``length`` tokens that followed the latest earlier occurrence of ``context``'s last
+    MAX_MATCH tokens (continued periodically in a loop). Empty when those tokens did not occur
+    before or ``length`` is 0.
     """
     n = len(context)
-    length = limit if costs is None else costs.best_length(limit)
     if length <= 0 or n <= MAX_MATCH:
         return []
     tail = list(context[n - MAX_MATCH :])
@@ -80,4 +69,4 @@ def lookup_draft(context: Sequence[int], limit: int, costs: DraftCosts | None = 
     return []
 
 
-__all__ = ["CONFIRM_RATE", "DraftCosts", "MAX_MATCH", "lookup_draft"]
+__all__ = ["CHEAP_ROWS_SHARE", "MAX_MATCH", "DraftPolicy", "lookup_draft"]

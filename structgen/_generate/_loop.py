@@ -31,7 +31,7 @@ import numpy.typing as npt
 from .._errors import BackendError
 from ._choices import Alternative, ChoiceTable, JsonCursor
 from ._grammar_state import GrammarState
-from ._lookup import DraftCosts, lookup_draft
+from ._lookup import DraftPolicy, lookup_draft
 from ._runner import ContextFullError, ModelRunner
 from ._sampling import TokenPicker, log_softmax
 from ._types import Completion, Event, FinishReason, TextDelta, Usage
@@ -55,8 +55,7 @@ class ConstrainedDecoder:
         max_tokens: int,
         choices: ChoiceTable | None,
         usage: Usage,
-        lookahead: int = 0,
-        draft_costs: DraftCosts | None = None,
+        drafts: DraftPolicy = DraftPolicy(length=0),
     ) -> None:
         self.runner = runner
         self.tables = tables
@@ -65,8 +64,7 @@ class ConstrainedDecoder:
         self.max_tokens = max_tokens
         self.choices = choices or None
         self.usage = usage
-        self.lookahead = lookahead
-        self.draft_costs = draft_costs
+        self.drafts = drafts
         self.produced = 0
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._text: list[str] = []
@@ -188,12 +186,8 @@ class ConstrainedDecoder:
         rejects and to the token budget and the context."""
         room = min(self.max_tokens - self.produced - len(tokens),
                    self.runner.n_ctx - self.runner.position - len(tokens))
-        if head is not None and self.draft_costs is not None and not self.draft_costs.worthwhile_head():
-            head = None
-        guess = [] if head is None else [head]
-        if self.lookahead:
-            guess += lookup_draft([*self.runner.tokens, *tokens, *guess], self.lookahead,
-                                  self.draft_costs)
+        guess = [head] if head is not None and self.drafts.head else []
+        guess += lookup_draft([*self.runner.tokens, *tokens, *guess], self.drafts.length)
         guess = guess[: max(room, 0)]
         if not guess:
             return []

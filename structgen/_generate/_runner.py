@@ -104,29 +104,6 @@ class ModelRunner:
             self.tokens.extend(chunk)
         self.seconds += time.perf_counter() - start
 
-    def measure_batches(self, sizes: tuple[int, ...]) -> list[float]:
-        """Seconds of one decode of ``n`` tokens with ``n`` logits rows after the cached ones,
-        for each ``n`` in ``sizes`` (best of two). The cache and the current logits are left as
-        they were, and the time is not counted in :attr:`seconds`."""
-        if not self.tokens:
-            raise BackendError("measure batches after a prompt has been evaluated")
-        base, last, counted = len(self.tokens), self.tokens[-1], self.seconds
-        result = []
-        try:
-            for n in sizes:
-                best = float("inf")
-                for _ in range(2):
-                    start = time.perf_counter()
-                    self.decode([last] * n, last_rows=n)
-                    best = min(best, time.perf_counter() - start)
-                    self.truncate(base)
-                result.append(best)
-            self.truncate(base - 1)
-            self.decode([last])  # the last cached token's logits are current again
-        finally:
-            self.seconds = counted
-        return result
-
     def logits(self, row: int | None = None) -> npt.NDArray[np.float32]:
         """Logits of the last decode: batch index ``row``, or by default the row of the last
         token still in the cache (after :meth:`truncate` dropped a batch's tail, that is not
