@@ -180,8 +180,10 @@ TABLES: dict[str, tuple[list[str], list[str]]] = {
          ".".join(["a" * 63] * 4) + ".com", ".".join(["a" * 63] * 3 + ["abc"]), ".".join("d" * 22)],
     ),
     "email": (
-        ["a@b", "a.b.c@example.com", "a@" + ".".join(["b" * 63] * 4), "\"a\\\"b\"@example.com", "x@[IPv6:1::2]", "!#$%&'*+-/=?^_`{|}~@x.org"],
-        ["a@b@c", "a@-b.com", "a@b-.com", "a@" + ".".join(["b" * 63] * 4) + ".c", "\"a\"b@x.com", "a@[1.2.3.4.5]", "a@[IPv6:1::2::3]", "é@x.com", "a@"],
+        ["a@b", "a.b.c@example.com", "a@" + ".".join(["b" * 63] * 4), "a" * 64 + "@x.com",
+         ".".join(["abc"] * 16) + "@x", '"' + "q" * 62 + '"@x', "\"a\\\"b\"@example.com", "x@[IPv6:1::2]", "!#$%&'*+-/=?^_`{|}~@x.org"],
+        ["a@b@c", "a@-b.com", "a@b-.com", "a@" + ".".join(["b" * 63] * 4) + ".c",
+         "a" * 65 + "@x.com", '"' + "q" * 63 + '"@x', "\"a\"b@x.com", "a@[1.2.3.4.5]", "a@[IPv6:1::2::3]", "é@x.com", "a@"],
     ),
     "idn-email": (["é@x.com", "\"é x\"@x.com", "𝕏.y@b"], ["é@é.com", "é..x@x.com", "@x.com"]),
     "uri": (
