@@ -147,6 +147,13 @@ class GrammarState:
         allowed = self._probe_bytes[open_]
         return [int(b) for b in allowed[:2]], not math.isinf(float(probe["logit"][-1]))
 
+    def complete(self) -> bool:
+        """Whether the grammar can end here and allows nothing else (one probe, no clone)."""
+        start = time.perf_counter()
+        allowed, may_end = self._probe_once(self._sampler)
+        self.seconds += time.perf_counter() - start
+        return may_end and not allowed
+
     def forced(self) -> tuple[bytes, bool]:
         """The bytes the grammar allows as the only continuation, and whether it is complete.
 

@@ -37,12 +37,12 @@ class LlamaCppBackend:
     """Runs constrained completions in this process on a llama.cpp model.
 
     ``lookahead``: after each sampled token, up to this many tokens guessed by prompt lookup
-    are evaluated in the same batch and kept as far as the model confirms them (the text is
-    the same as without guessing; see ``_lookup.py``). 0 evaluates one sampled token at a time.
+    are evaluated in the same batch and kept as far as the model confirms them (see
+    ``_lookup.py``); None is DEFAULT_LOOKAHEAD, 0 evaluates one sampled token at a time.
     """
 
     def __init__(self, llama: Any, *, owns_llama: bool = False,
-                 lookahead: int = DEFAULT_LOOKAHEAD) -> None:
+                 lookahead: int | None = None) -> None:
         import llama_cpp
 
         self.lookahead = _checked_lookahead(lookahead)
@@ -78,7 +78,7 @@ class LlamaCppBackend:
         n_threads: int | None = None,
         n_batch: int = 512,
         seed: int = 0,
-        lookahead: int = DEFAULT_LOOKAHEAD,
+        lookahead: int | None = None,
         **llama_options: Any,
     ) -> LlamaCppBackend:
         """Load a GGUF file (the default model when None) into a new ``llama_cpp.Llama``.
@@ -89,7 +89,7 @@ class LlamaCppBackend:
         (measured here: 17x slower with 2 batch threads under load).
         """
         path = default_model_path() if model_path is None else check_model_file(model_path)
-        _checked_lookahead(lookahead)
+        _checked_lookahead(lookahead)  # before the slow load, not after
         if n_threads is None:
             n_threads = max(1, (os.cpu_count() or 2) // 2)
         llama_options.setdefault("n_threads_batch", n_threads)
@@ -212,7 +212,9 @@ class LlamaCppBackend:
             self.llama.reset()
 
 
-def _checked_lookahead(lookahead: int) -> int:
+def _checked_lookahead(lookahead: int | None) -> int:
+    if lookahead is None:
+        return DEFAULT_LOOKAHEAD
     if isinstance(lookahead, bool) or not isinstance(lookahead, int) or lookahead < 0:
         raise ValueError("lookahead must be an int >= 0")
     return lookahead

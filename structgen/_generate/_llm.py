@@ -80,11 +80,11 @@ class LLM:
         lookahead: int | None = None,
         **llama_options: Any,
     ) -> None:
-        from ._llamacpp import DEFAULT_LOOKAHEAD, LlamaCppBackend
+        from ._llamacpp import LlamaCppBackend
 
         backend = LlamaCppBackend.load(
             model_path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, seed=seed,
-            lookahead=DEFAULT_LOOKAHEAD if lookahead is None else lookahead, **llama_options
+            lookahead=lookahead, **llama_options
         )
         self._setup(backend, seed=seed, max_tokens=max_tokens, max_retries=max_retries)
 
@@ -105,9 +105,9 @@ class LLM:
         """Wrap an existing ``llama_cpp.Llama`` (it stays usable; the caller keeps ownership).
 
         ``lookahead`` as for :class:`LlamaCppBackend` (None: its default)."""
-        from ._llamacpp import DEFAULT_LOOKAHEAD, LlamaCppBackend
+        from ._llamacpp import LlamaCppBackend
 
-        backend = LlamaCppBackend(llama, lookahead=DEFAULT_LOOKAHEAD if lookahead is None else lookahead)
+        backend = LlamaCppBackend(llama, lookahead=lookahead)
         return cls.from_backend(backend, seed=seed, max_tokens=max_tokens, max_retries=max_retries)
 
     @classmethod

@@ -107,11 +107,7 @@ class ConstrainedDecoder:
             token = self._sample(self.runner.logits())
             if token in self.tables.eog:
                 return "stop"
-            yield from self._take_sampled(token)
-
-    def _take_sampled(self, token: int) -> Iterator[Event]:
-        """Evaluate a picked (and accepted) token, with a guess of what follows it."""
-        yield from self._evaluate([token], forced=False)
+            yield from self._evaluate([token], forced=False)
 
     def _evaluate(self, tokens: list[int], *, forced: bool, head: int | None = None) -> Iterator[Event]:
         """Evaluate ``tokens`` (already accepted by the grammar) in one batch, together with the
@@ -157,18 +153,14 @@ class ConstrainedDecoder:
         text = _complete_utf8_prefix(data)
         if complete or not text or self.produced + len(sampled) >= self.max_tokens:
             return [], None
-        if self.choices is not None and self._cursor is not None:
+        if self._cursor is not None:
             try:
                 before = b"".join(self.tables.pieces[t] for t in sampled).decode("utf-8")
             except UnicodeDecodeError:
                 return [], None
             cursor = self._cursor.copy()
             cursor.feed(before)
-            for ch in text:
-                if cursor.value_path is not None and self.choices.get(cursor.value_path):
-                    return [], None
-                cursor.feed(ch)
-            if cursor.value_path is not None and self.choices.get(cursor.value_path):
+            if next(self._choices_along(cursor, text), None) is not None:
                 return [], None
         return self._take_forced(text, self.max_tokens - self.produced - len(sampled))
 
@@ -204,14 +196,24 @@ class ConstrainedDecoder:
     def _leaves_sampling(self) -> bool:
         """Whether the main loop would stop or choose among alternatives here. (Forced text
         does not stop a guess: the model confirms forced tokens like any other.)"""
-        if self.produced >= self.max_tokens or self._stopped:
+        if self.produced >= self.max_tokens or self._stopped or self.state.complete():
             return True
-        if self.state.forced()[1]:
-            return True
-        cursor = self._cursor
-        if cursor is None or self.choices is None or cursor.value_path is None:
-            return False
-        return bool(self.choices.get(cursor.value_path))
+        return next(self._choices_along(self._cursor, ""), None) is not None
+
+    def _choices_along(
+        self, cursor: JsonCursor | None, text: str
+    ) -> Iterator[tuple[int, tuple[Alternative, ...]]]:
+        """(offset, alternatives) for every offset of ``text`` (its end included) where a
+        whole-alternative choice starts, feeding ``text`` to ``cursor`` on the way."""
+        if cursor is None or self.choices is None:
+            return
+        for offset in range(len(text) + 1):
+            if offset:
+                cursor.feed(text[offset - 1])
+            path = cursor.value_path
+            alternatives = self.choices.get(path) if path is not None else None
+            if alternatives:
+                yield offset, alternatives
 
     def _sample(self, logits: npt.NDArray[np.float32]) -> int:
         """A token the grammar accepts (and has accepted), picked from ``logits``."""
@@ -262,20 +264,14 @@ class ConstrainedDecoder:
         return bool(np.isfinite(masked).any())
 
     def _maybe_choose(self, forced_text: str) -> Generator[Event, None, bool]:
-        assert self._cursor is not None and self.choices is not None
+        assert self._cursor is not None
         # A choice may start anywhere inside the forced text (an enum's opening quote is
         # itself forced; whitespace may come before the value), so look at every offset.
-        cursor = self._cursor.copy()
         valid: list[tuple[list[int], Alternative]] = []
-        for offset in range(len(forced_text) + 1):
-            if offset:
-                cursor.feed(forced_text[offset - 1])
-            path = cursor.value_path
-            alternatives = self.choices.get(path) if path is not None else None
-            if alternatives:
-                valid = self._valid_continuations(forced_text[:offset], alternatives)
-                if len(valid) >= 2:
-                    break
+        for offset, alternatives in self._choices_along(self._cursor.copy(), forced_text):
+            valid = self._valid_continuations(forced_text[:offset], alternatives)
+            if len(valid) >= 2:
+                break
         if len(valid) < 2:
             return False
         # Tokens every alternative starts with are forced: evaluate them once, up front
@@ -303,8 +299,7 @@ class ConstrainedDecoder:
             if not self.state.accept(token):  # validated on a fork, so this cannot fail
                 raise BackendError("grammar state diverged while applying a chosen alternative")
         self.runner.decode(tokens)
-        self.produced += len(tokens)
-        self.usage.forced_tokens += len(tokens)
+        self._count(tokens, forced=True)
         yield from self._emit(tokens)
 
     def _last_token_logprob(self, logprobs: npt.NDArray[np.float64], token: int) -> float:
