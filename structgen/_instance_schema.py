@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._errors import SchemaError
+from ._schema._refs import follow_pointer
 
 __all__ = [
     "RECURSION_DEPTH",
@@ -42,16 +43,10 @@ def resolve_pointer(document: Any, ref: str, pointer: str) -> Any:
     if not ref.startswith("#"):
         raise SchemaError(f"cannot generate instances through the remote $ref {ref!r}",
                           pointer=pointer, keyword="$ref")
-    node = document
-    for raw in ref[1:].split("/")[1:]:
-        part = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            raise SchemaError(f"$ref {ref!r} points nowhere", pointer=pointer, keyword="$ref")
-    return node
+    try:
+        return follow_pointer(document, ref[1:].split("/")[1:])
+    except LookupError:
+        raise SchemaError(f"$ref {ref!r} points nowhere", pointer=pointer, keyword="$ref") from None
 
 
 def flatten_schema(schema: Any, *, max_depth: int = RECURSION_DEPTH,

@@ -13,7 +13,7 @@ _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
 
 
 def escape_code_point(code: int) -> str:
-    """``\\xXX``, ``\\uXXXX`` or ``\\UXXXXXXXX``: the shortest GBNF escape of a code point."""
+    """``\\xHH``, ``\\uHHHH`` or ``\\UHHHHHHHH`` (H a hex digit): the shortest GBNF escape of a code point."""
     if code < 0x100:
         return f"\\x{code:02X}"
     if code < 0x10000:

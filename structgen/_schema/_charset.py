@@ -325,7 +325,7 @@ _ABOVE_LATIN1 = CharSet.of((0x100, MAX_CODE_POINT))
 
 @lru_cache(maxsize=256)
 def _single_char_expr(cp: int) -> str:
-    """Inline expression for one printable ASCII character: raw or ``\\u00XX``."""
+    """Inline expression for one printable ASCII character: raw or ``\\u00HH``."""
     hi, lo = divmod(cp, 16)
     return f'("{chr(cp)}" | "\\\\u00" {_digit_class([hi])} {_digit_class([lo])})'
 

@@ -41,6 +41,21 @@ def escape_pointer_token(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
+def follow_pointer(document: Any, tokens: list[str]) -> Any:
+    """The node of ``document`` that the (still escaped) JSON-pointer ``tokens`` lead to;
+    LookupError when there is none."""
+    node = document
+    for raw in tokens:
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            raise LookupError(raw)
+    return node
+
+
 def subschemas(schema: dict[str, Any]) -> Iterator[tuple[str, Any]]:
     """(relative pointer, subschema) for every subschema position of ``schema``."""
     for kw, value in schema.items():
@@ -158,16 +173,10 @@ class Resolver:
         if fragment == "":
             return document
         if fragment.startswith("/"):
-            node = document
-            for token in fragment[1:].split("/"):
-                token = token.replace("~1", "/").replace("~0", "~")
-                if isinstance(node, dict) and token in node:
-                    node = node[token]
-                elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                    node = node[int(token)]
-                else:
-                    return None
-            return node
+            try:
+                return follow_pointer(document, fragment[1:].split("/"))
+            except LookupError:
+                return None
         return self._anchors.get((uri, fragment))
 
     def _document(self, uri: str, ref: str, pointer: str) -> Any:

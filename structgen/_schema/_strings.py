@@ -11,7 +11,7 @@ Four routes, cheapest first:
    variable-length part when there is exactly one;
 4. anything else: a minimal DFA of the intersection of every constraint, one rule per state.
 
-Every route accepts every JSON spelling of an allowed string (raw, short escapes, ``\\uXXXX`` in
+Every route accepts every JSON spelling of an allowed string (raw, short escapes, ``\\uHHHH`` in
 either case, surrogate pairs) and never a raw control character.
 """
 
