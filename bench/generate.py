@@ -244,13 +244,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=None, help="GGUF file (default: SmolLM2-135M-Instruct)")
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--threads-batch", type=int, default=None,
+                        help="llama.cpp threads for batches (default: the library's)")
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--show", action="store_true", help="print the generated texts")
     parser.add_argument("--lookahead", type=int, default=None,
                         help="structgen's prompt-lookup guess length (default: the library's; 0: off)")
     args = parser.parse_args()
 
-    llm = LLM(args.model, n_ctx=4096, n_threads=args.threads, max_retries=0, lookahead=args.lookahead)
+    batch = {} if args.threads_batch is None else {"n_threads_batch": args.threads_batch}
+    llm = LLM(args.model, n_ctx=4096, n_threads=args.threads, max_retries=0, lookahead=args.lookahead,
+              **batch)
     llama = llm.backend.llama  # type: ignore[attr-defined]
     print(f"model: {Path(llama.model_path).name}, vocabulary {llama.n_vocab()} tokens")
     llm.run(int, "Extract the year: 'The war ended in 1945.'", max_tokens=8)  # page the weights in

@@ -147,7 +147,7 @@ def effective_schema(schema: Any, *, max_string_length: int | None = None) -> An
             node["maximum"] = integer_cap(low if low is not None and low > 0 else None)
     if max_string_length is not None and "enum" not in node and "const" not in node:
         if "string" in types:
-            node["maxLength"] = min(node.get("maxLength", max_string_length), max_string_length)
+            node.setdefault("maxLength", max(max_string_length, node.get("minLength", 0)))
     return node
 
 

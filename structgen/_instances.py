@@ -156,8 +156,8 @@ class _SchemaStrategies:
         if extra is not False or "patternProperties" in node:
             names_schema = {**node.get("propertyNames", {}), "type": "string"}
             if self.max_string_length is not None:
-                names_schema["maxLength"] = min(names_schema.get("maxLength", 1 << 30),
-                                                self.max_string_length)
+                names_schema.setdefault("maxLength", max(self.max_string_length,
+                                                         names_schema.get("minLength", 0)))
             names = self.from_schema(names_schema)
             others = st.dictionaries(names.filter(lambda k: k not in properties),
                                      self.of(extra) if extra is not False else st.nothing(),

@@ -93,6 +93,23 @@ def test_max_string_length_caps_unbounded_strings() -> None:
     assert not accepts(grammar, '"abcd"')
 
 
+def test_max_string_length_leaves_declared_bounds_alone() -> None:
+    longer = json_schema_to_gbnf({"type": "string", "maxLength": 5}, max_string_length=3)
+    assert accepts(longer, '"abcde"') and not accepts(longer, '"abcdef"')
+    at_least = json_schema_to_gbnf({"type": "string", "minLength": 4}, max_string_length=3)
+    assert accepts(at_least, '"abcd"') and not accepts(at_least, '"abcde"')
+    assert not accepts(at_least, '"abc"')
+
+
+def test_max_string_length_caps_free_text_only() -> None:
+    # A pattern's automaton times the cap could grow the grammar a hundredfold: left as it is.
+    pattern = {"type": "string", "pattern": "^([a-z]+[0-9])+$"}
+    assert json_schema_to_gbnf(pattern, max_string_length=3) == json_schema_to_gbnf(pattern)
+    keys = json_schema_to_gbnf({"type": "object", "additionalProperties": {"type": "integer"}},
+                               max_string_length=3)
+    assert accepts(keys, '{"abc": 1}') and not accepts(keys, '{"abcd": 1}')
+
+
 def test_refusal_alternative() -> None:
     grammar = json_schema_to_gbnf({"type": "integer"}, refusal=True)
     assert accepts(grammar, "3")

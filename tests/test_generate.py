@@ -12,7 +12,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
-from typing import Literal, Union
+from typing import Annotated, Literal, Union
 
 import pytest
 from pydantic import BaseModel, Field, field_validator
@@ -172,6 +172,37 @@ def test_truncation(llm: sg.LLM) -> None:
     assert caught.value.usage.completion_tokens == 4
 
 
+def note_type(**options: object) -> type[BaseModel]:
+    """A fresh Note class (same name, so the same prompt), decorated with ``options``."""
+
+    class Note(BaseModel):
+        text: str
+
+    return sg.structured(**options)(Note) if options else Note
+
+
+def test_default_string_cap_ends_a_rambling_string(llm: sg.LLM) -> None:
+    # Greedy decoding repeats "I am a cat." inside the string: without a cap it never closes
+    # the string; with generation's default cap (500 characters) the note completes.
+    prompt = "Write a long note about cats."
+    with pytest.raises(IncompleteOutputError) as caught:
+        llm.generate(note_type(max_string_length=None), prompt, max_tokens=200)
+    assert caught.value.text.startswith('{"text": "I am a cat. I am a cat.')
+    note = llm.generate(note_type(), prompt, max_tokens=300)
+    assert len(note.text) == 500 and note.text.startswith("I am a cat.")  # type: ignore[attr-defined]
+    shorter = llm.generate(note_type(max_string_length=80), prompt, max_tokens=200)
+    # the same text up to where the cap leaves no room for the model's next whole token
+    assert len(shorter.text) == 80 and note.text.startswith(shorter.text[:72])  # type: ignore[attr-defined]
+
+
+def test_string_cap_never_lowers_a_declared_max_length() -> None:
+    from structgen._generate._output import spec_for
+
+    bounded = spec_for(dict[str, Annotated[str, Field(max_length=900)]]).grammar.gbnf
+    assert "{0,900}" in bounded and "{0,500}" in bounded  # values keep theirs, keys get the cap
+    assert "{0,500}" not in spec_for(note_type(max_string_length=None)).grammar.gbnf
+
+
 class Shouting(BaseModel):
     word: str
 
@@ -311,6 +342,23 @@ def test_determinism_and_prefix_cache(llm: sg.LLM) -> None:
         for seed in (7, 7)
     ]
     assert sampled[0] == sampled[1]
+
+
+class Ticket(BaseModel):
+    summary: str
+    severity: Literal["low", "medium", "high", "critical"]
+    component: Literal["database", "frontend", "network", "auth"]
+
+
+def test_cached_prompt_answers_like_a_cold_one(llm: sg.LLM) -> None:
+    # A near tie on this prompt: when the cold prompt's last token was a batch row (and a cached
+    # one's a single token), the cold answer rambled for 500 characters, the cached one did not.
+    prompt = "Make a ticket: users cannot log in since the password reset change; nobody can work."
+    llm.backend.runner.forget()  # type: ignore[attr-defined]
+    cold = llm.run(Ticket, prompt, max_tokens=256)
+    warm = llm.run(Ticket, prompt, max_tokens=256)
+    assert cold.usage.cached_prompt_tokens == 0 < warm.usage.cached_prompt_tokens
+    assert cold.text == warm.text
 
 
 class Quote(BaseModel):

@@ -147,7 +147,7 @@ def test_effective_schema_caps_unbounded_sides_only() -> None:
     assert (props["free"]["minimum"], props["free"]["maximum"]) == (-(10**20 - 1), 10**20 - 1)
     assert props["above"]["maximum"] == 10**31 - 1
     assert props["below"]["minimum"] == -(10**20 - 1) and "maximum" not in props["below"]
-    assert props["name"]["maxLength"] == 8 and "maxLength" not in props["tag"]
+    assert props["name"]["maxLength"] == 50 and "maxLength" not in props["tag"]
 
 
 def test_instance_patterns_use_ecma_classes() -> None:

@@ -83,16 +83,18 @@ class LlamaCppBackend:
     ) -> LlamaCppBackend:
         """Load a GGUF file (the default model when None) into a new ``llama_cpp.Llama``.
 
-        ``n_threads`` defaults to half the CPUs, and batches use as many threads as single
-        tokens unless ``n_threads_batch`` says otherwise: llama.cpp's threads spin at every
-        barrier, so on a busy machine more batch threads make fast-forwarding much slower
-        (measured here: 17x slower with 2 batch threads under load).
+        Threads as llama-cpp-python sets them: single tokens on half the CPUs, batches (the
+        prompt, forced text, guesses) on all of them. A given ``n_threads`` applies to batches
+        too unless ``n_threads_batch`` says otherwise. llama.cpp's threads spin at every
+        barrier, so on a machine busy with other work, fewer batch threads are faster
+        (measured here: up to 17x slower batches with 2 threads while both cores were busy).
         """
         path = default_model_path() if model_path is None else check_model_file(model_path)
         _checked_lookahead(lookahead)  # before the slow load, not after
+        cpus = os.cpu_count() or 2
+        llama_options.setdefault("n_threads_batch", n_threads or cpus)
         if n_threads is None:
-            n_threads = max(1, (os.cpu_count() or 2) // 2)
-        llama_options.setdefault("n_threads_batch", n_threads)
+            n_threads = max(1, cpus // 2)
         silence_llama_logs()
         import llama_cpp
 

@@ -22,6 +22,12 @@ T = TypeVar("T")
 C = TypeVar("C")
 
 _SPEC_ATTRIBUTE = "__structgen_output__"
+
+#: Generation's cap, in characters, for strings the type leaves unbounded. A small model that
+#: starts repeating itself inside a string otherwise writes until max_tokens and the call fails;
+#: with the cap the grammar closes the string and the object completes. ``Field(max_length=...)``
+#: on a field, or ``@structured(max_string_length=None)`` for a type, overrides it.
+DEFAULT_MAX_STRING_LENGTH = 500
 _cache: dict[Any, OutputSpec[Any]] = {}
 _cache_lock = threading.Lock()
 
@@ -45,7 +51,9 @@ class OutputOptions:
       alternative's full likelihood instead of token by token.
     """
 
-    grammar: GrammarOptions = field(default_factory=GrammarOptions)
+    grammar: GrammarOptions = field(
+        default_factory=lambda: GrammarOptions(max_string_length=DEFAULT_MAX_STRING_LENGTH)
+    )
     describe: bool = True
     instructions: str | None = None
     choose_by_likelihood: bool = True
@@ -139,6 +147,7 @@ _GRAMMAR_FIELDS = {f.name for f in fields(GrammarOptions)}
 def options_from(settings: Mapping[str, Any]) -> OutputOptions:
     """OutputOptions from keyword settings; unknown names and bad values raise here."""
     grammar_settings = {k: v for k, v in settings.items() if k in _GRAMMAR_FIELDS}
+    grammar_settings.setdefault("max_string_length", DEFAULT_MAX_STRING_LENGTH)
     own = {k: v for k, v in settings.items() if k not in _GRAMMAR_FIELDS}
     unknown = set(own) - {"describe", "instructions", "choose_by_likelihood"}
     if unknown:

@@ -73,7 +73,11 @@ class ModelRunner:
         self.truncate(common)
         if len(self.tokens) != common:  # the cache could not be cut: start over
             common = 0
-        self.decode(prompt[common:])
+        # The last token always goes alone: a single token and a batch row round differently,
+        # and a cached prompt re-evaluates only its last token, so evaluating it alone here too
+        # makes the answer the same whether the prompt was cached or not.
+        self.decode(prompt[common:-1])
+        self.decode(prompt[-1:])
         return common
 
     def decode(self, tokens: list[int], *, all_logits: bool = False, last_rows: int = 1) -> None:

@@ -207,10 +207,8 @@ class Emitter:
 
     def string(self, spec: StringSpec, hint: str, pointer: str, raw: bool = False) -> str | None:
         limit = self.options.max_string_length
-        if limit is not None and spec.only is None and (spec.max_length is None
-                                                         or spec.max_length > limit):
-            spec = StringSpec(spec.patterns, spec.not_patterns, spec.min_length, limit,
-                              spec.formats, spec.exclude, spec.only)
+        if limit is not None and spec.max_length is None and _free_text(spec):
+            spec = replace(spec, max_length=max(limit, spec.min_length))
         while True:
             try:
                 return json_string_rule(self.rules, spec, hint=hint, pointer=pointer,
@@ -305,6 +303,12 @@ def child_hint(hint: str, child: str) -> str:
     """A short rule name hint for a part of ``hint`` (the last word of the parent, then child)."""
     parent = hint.rsplit("-", 1)[-1] if len(hint) > 24 else hint
     return f"{parent}-{child}"
+
+
+def _free_text(spec: StringSpec) -> bool:
+    """Whether ``spec`` is free text: no pattern, format or value list, where a length cap stays
+    a cheap ``char{m,n}`` (times a pattern's automaton it could grow the grammar a hundredfold)."""
+    return not (spec.patterns or spec.not_patterns or spec.formats or spec.only is not None)
 
 
 def _without(spec: StringSpec, keyword: str) -> StringSpec:
