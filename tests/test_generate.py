@@ -188,9 +188,12 @@ def test_default_string_cap_ends_a_rambling_string(llm: sg.LLM) -> None:
     with pytest.raises(IncompleteOutputError) as caught:
         llm.generate(note_type(max_string_length=None), prompt, max_tokens=200)
     assert caught.value.text.startswith('{"text": "I am a cat. I am a cat.')
-    note = llm.generate(note_type(), prompt, max_tokens=300)
+    with pytest.warns(UserWarning, match=r"/text: exactly max_string_length=500 characters") as seen:
+        note = llm.generate(note_type(), prompt, max_tokens=300)
+    assert seen[0].filename == __file__  # points at the caller's line, not into structgen
     assert len(note.text) == 500 and note.text.startswith("I am a cat.")  # type: ignore[attr-defined]
-    shorter = llm.generate(note_type(max_string_length=80), prompt, max_tokens=200)
+    with pytest.warns(UserWarning, match="max_string_length=80"):
+        shorter = llm.generate(note_type(max_string_length=80), prompt, max_tokens=200)
     # the same text up to where the cap leaves no room for the model's next whole token
     assert len(shorter.text) == 80 and note.text.startswith(shorter.text[:72])  # type: ignore[attr-defined]
 

@@ -199,3 +199,11 @@ def test_draft_policy_follows_the_models_shape() -> None:
     assert (small.length, small.head) == (8, True)
     assert (large.length, large.head) == (8, False)  # every logits row is expensive there
     assert DraftPolicy.for_model(0, 49152, 576, 134_515_008).length == 0
+
+
+def test_strings_at_the_cap_are_found_with_their_pointers() -> None:
+    from structgen._generate._llm import _strings_of_length
+
+    data = {"a/bc": ["xyz", "no"], "abc": {"k": "xyz"}, "n": 3}
+    assert _strings_of_length(data, 3, "") == ["/a~1bc/0", "/abc (key)", "/abc/k"]
+    assert _strings_of_length("xyz", 3, "") == ["/"] and _strings_of_length([1, "ab"], 3, "") == []

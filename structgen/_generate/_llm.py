@@ -8,8 +8,11 @@ turns (messages, grammar, sampling settings) into text.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import sys
 import threading
+import warnings
 from collections.abc import AsyncIterator, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar, overload
@@ -18,6 +21,7 @@ from pydantic import ValidationError
 from typing_extensions import TypedDict, TypeForm, Unpack
 
 from .._errors import IncompleteOutputError, OutputValidationError, RefusalError
+from .._schema._refs import escape_pointer_token
 from ._output import OutputSpec, Refusal, spec_for, validation_errors
 from ._partial import PartialBuilder
 from ._types import (
@@ -309,11 +313,57 @@ class LLM:
                 attempts.append((completion.text, validation_errors(error)))
                 conversation = [*conversation, *_feedback(completion.text, error)]
                 continue
+            _warn_if_capped(completion.text, spec.options.grammar.max_string_length)
             return Result(value, completion.text, usage)
         raise OutputValidationError(
             f"{len(attempts)} attempt(s) produced no valid value; last errors: {attempts[-1][1]}",
             attempts=attempts, usage=usage,
         )
+
+
+def _warn_if_capped(text: str, cap: int | None) -> None:
+    """Warn when a string of the answer is exactly ``max_string_length`` long: the grammar may
+    have closed it before the model was done (valid, but maybe cut short)."""
+    if cap is None:
+        return
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return  # a raw (unquoted) root string
+    at = _strings_of_length(data, cap, "")
+    if at:
+        warnings.warn(
+            f"{', '.join(at)}: exactly max_string_length={cap} characters, so the model may "
+            "have been cut off; raise it with @structgen.structured(max_string_length=...) or "
+            "declare Field(max_length=...)", UserWarning, stacklevel=_outside_structgen(),
+        )
+
+
+def _outside_structgen() -> int:
+    """The ``stacklevel`` of the first frame outside structgen (generate, run and stream reach
+    the check through different numbers of frames)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(2), 2  # the caller of the function that warns
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _strings_of_length(data: Any, length: int, pointer: str) -> list[str]:
+    """JSON pointers of the strings (values and keys) in ``data`` with exactly ``length`` characters."""
+    if isinstance(data, str):
+        return [pointer or "/"] if len(data) == length else []
+    found: list[str] = []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            here = f"{pointer}/{escape_pointer_token(key)}"
+            if len(key) == length:
+                found.append(f"{here} (key)")
+            found += _strings_of_length(value, length, here)
+    elif isinstance(data, list):
+        for i, item in enumerate(data):
+            found += _strings_of_length(item, length, f"{pointer}/{i}")
+    return found
 
 
 def _drain(events: Iterator[Any]) -> Generator[TextDelta, None, Completion]:
