@@ -15,6 +15,7 @@ import threading
 import warnings
 from collections.abc import AsyncIterator, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any, Generic, Literal, TypeVar, overload
 
 from pydantic import ValidationError
@@ -343,7 +344,8 @@ def _outside_structgen() -> int:
     """The ``stacklevel`` of the first frame outside structgen (generate, run and stream reach
     the check through different numbers of frames)."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame, level = sys._getframe(2), 2  # the caller of the function that warns
+    frame: FrameType | None = sys._getframe(2)  # the caller of the function that warns
+    level = 2
     while frame is not None and frame.f_code.co_filename.startswith(package):
         frame, level = frame.f_back, level + 1
     return level
