@@ -108,6 +108,11 @@ def test_max_string_length_caps_free_text_only() -> None:
     keys = json_schema_to_gbnf({"type": "object", "additionalProperties": {"type": "integer"}},
                                max_string_length=3)
     assert accepts(keys, '{"abc": 1}') and not accepts(keys, '{"abcd": 1}')
+    # keys that must avoid declared names keep their trie; their values are capped
+    open_object = {"type": "object", "properties": {"name": {"type": "string"}}}
+    assert (json_schema_to_gbnf(open_object, max_string_length=3).count("key")
+            == json_schema_to_gbnf(open_object).count("key"))
+    assert not accepts(json_schema_to_gbnf(open_object, max_string_length=3), '{"name": "abcd"}')
 
 
 def test_refusal_alternative() -> None:

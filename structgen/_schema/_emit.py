@@ -306,9 +306,11 @@ def child_hint(hint: str, child: str) -> str:
 
 
 def _free_text(spec: StringSpec) -> bool:
-    """Whether ``spec`` is free text: no pattern, format or value list, where a length cap stays
-    a cheap ``char{m,n}`` (times a pattern's automaton it could grow the grammar a hundredfold)."""
-    return not (spec.patterns or spec.not_patterns or spec.formats or spec.only is not None)
+    """Whether ``spec`` is free text: no pattern, format, value list or excluded values, where a
+    length cap stays a cheap ``char{m,n}`` (times a pattern's automaton, or the trie of the names
+    an undeclared key must avoid, it could grow the grammar a hundredfold)."""
+    return not (spec.patterns or spec.not_patterns or spec.formats or spec.exclude
+                or spec.only is not None)
 
 
 def _without(spec: StringSpec, keyword: str) -> StringSpec:

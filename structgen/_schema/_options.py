@@ -37,8 +37,8 @@ class GrammarOptions:
     - ``additional_properties``: None follows the schema (absent means allowed, as JSON Schema
       says); False closes every object that does not say otherwise (what ``from_type`` uses, so
       models emit only declared fields).
-    - ``max_string_length``: an upper bound for free-text strings (no pattern, format or enum)
-      that have none (None: unbounded); a larger minLength wins.
+    - ``max_string_length``: an upper bound for free-text strings (no pattern, format, enum or
+      excluded names) that have none (None: unbounded); a larger minLength wins.
     - ``integer_zero_fraction``: integers may also be spelled with a zero fraction (``1.0``), as
       JSON Schema allows; ``from_type`` turns it off so models write plain integers.
     """
