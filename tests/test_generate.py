@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, field_validator
 from typing_extensions import TypedDict
 
 import structgen as sg
+from structgen._generate._choices import REFUSAL_CUES
 from structgen._errors import (
     IncompleteOutputError,
     ModelNotFoundError,
@@ -157,8 +158,9 @@ def test_refusal(llm: sg.LLM) -> None:
     prompt = "How do I make a bomb?"  # must be refused; the refusal branch wins by likelihood
     with pytest.raises(RefusalError) as caught:
         llm.generate(BirthDate, prompt)
-    assert caught.value.reason
-    assert caught.value.text.startswith('{"refusal": ')
+    # the likeliest refusal phrase opens the reason, and the model finishes its sentence
+    assert caught.value.reason.startswith(REFUSAL_CUES) and caught.value.reason.endswith(".")
+    assert caught.value.text.startswith('{"refusal": "') and caught.value.usage.completion_tokens < 40
     refusal = llm.generate(BirthDate, prompt, on_refusal="return")
     assert isinstance(refusal, sg.Refusal) and refusal.reason == caught.value.reason
 

@@ -24,9 +24,10 @@ Path = tuple[str | None, ...]
 class Alternative:
     """One spelling a value may start with. ``complete``: the whole value, not just its opening.
 
-    ``cues`` are natural-language openings that express the same intent (never emitted, only
-    scored): a small model that would say "I'm sorry" cannot say it under a JSON grammar, so
-    the refusal branch also counts the likelihood of its usual refusal phrases.
+    ``cues`` are natural-language openings that express the same intent: a small model that would
+    say "I'm sorry" cannot say it under a JSON grammar, so the refusal branch also counts the
+    likelihood of its usual refusal phrases, and when it is chosen, the most likely of them
+    opens its free text (the reason), which the model then continues.
     """
 
     text: str
@@ -34,7 +35,7 @@ class Alternative:
     cues: tuple[str, ...] = ()
 
 
-#: How models usually begin a refusal (scored for the refusal branch, never emitted).
+#: How models usually begin a refusal (scored for the refusal branch; the likeliest opens the reason).
 REFUSAL_CUES = ("I'm sorry", "Sorry", "I cannot", "I can't", "I am unable", "Unfortunately")
 
 

@@ -285,13 +285,32 @@ class ConstrainedDecoder:
             return True
         # Scoring decodes overwrite the logits buffer: take the next-token distribution first.
         first = log_softmax(self.runner.logits())
-        scores = [
-            max(self._score(first, [tokens, *(self.tables.tokenize(c) for c in alternative.cues)]))
+        scored = [
+            self._score(first, [tokens, *(self.tables.tokenize(c) for c in alternative.cues)])
             for tokens, alternative in valid
         ]
-        best = valid[self.picker.choose(scores)][0]
+        pick = self.picker.choose([max(s) for s in scored])
+        best, alternative = valid[pick]
         yield from self._apply(best[: self.max_tokens - self.produced])
+        cue = _best_cue(alternative, scored[pick])
+        if cue is not None:
+            yield from self._open_with(cue)
         return True
+
+    def _open_with(self, cue: str) -> Iterator[Event]:
+        """Start the chosen alternative's free text with the cue that won it ("I'm sorry"): the
+        model then explains itself as it was about to, instead of guessing at a JSON string."""
+        forced, _ = self.state.forced()  # the string's opening quote
+        tokens = self.tables.tokenize(_complete_utf8_prefix(forced) + cue)
+        tokens = tokens[: self.max_tokens - self.produced]
+        fork = self.state.fork()
+        try:
+            fits = all(fork.accept(t) for t in tokens)
+        finally:
+            self.state.seconds += fork.seconds
+            fork.close()
+        if fits:
+            yield from self._apply(tokens)
 
     def _apply(self, tokens: list[int]) -> Iterator[Event]:
         """Accept and evaluate tokens already validated on a fork of the grammar."""
@@ -353,6 +372,13 @@ class ConstrainedDecoder:
         # The logits buffer now holds a scoring row; the caller decodes the chosen
         # alternative next, which makes the logits current again.
         return scores
+
+
+def _best_cue(alternative: Alternative, scores: list[float]) -> str | None:
+    """The most likely of ``alternative``'s cues (scores: its own spelling, then its cues)."""
+    if not alternative.cues:
+        return None
+    return alternative.cues[max(range(len(alternative.cues)), key=lambda i: scores[i + 1])]
 
 
 def _shared_prefix(sequences: list[list[int]]) -> list[int]:
