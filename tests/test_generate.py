@@ -163,6 +163,8 @@ def test_refusal(llm: sg.LLM) -> None:
     assert caught.value.text.startswith('{"refusal": "') and caught.value.usage.completion_tokens < 40
     refusal = llm.generate(BirthDate, prompt, on_refusal="return")
     assert isinstance(refusal, sg.Refusal) and refusal.reason == caught.value.reason
+    # streamed, a refusal yields no empty partial instance first: only the refusal itself
+    assert list(llm.stream(BirthDate, prompt, on_refusal="return")) == [refusal]
 
 
 def test_truncation(llm: sg.LLM) -> None:

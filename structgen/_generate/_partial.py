@@ -33,6 +33,7 @@ class PartialBuilder:
             self._item = TypeAdapter(typing.get_args(output_type)[0])
         self.enabled = self._model is not None or self._item is not None
         self._items: list[Any] = []
+        self._fields: set[str] = set()  # of the last partial model yielded
 
     def update(self, delta: str) -> Any | None:
         if not self.enabled:
@@ -54,7 +55,9 @@ class PartialBuilder:
             return self._partial_list(value, [m for m in members if isinstance(m, int)])
         return None
 
-    def _partial_model(self, value: dict[str, Any], keys: list[str]) -> BaseModel:
+    def _partial_model(self, value: dict[str, Any], keys: list[str]) -> BaseModel | None:
+        """A partial instance, or None when no field was added (the member that completed is
+        not one of the model's fields: the ``refusal`` of a refusal, or a value that failed)."""
         assert self._model is not None
         instance = self._model.model_construct()
         set_fields: set[str] = set()
@@ -66,6 +69,9 @@ class PartialBuilder:
             except (ValidationError, TypeError, AttributeError):
                 continue
             set_fields.add(key)
+        if set_fields == self._fields:
+            return None
+        self._fields = set_fields
         object.__setattr__(instance, "__pydantic_fields_set__", set_fields)
         return instance
 
