@@ -298,8 +298,9 @@ class ConstrainedDecoder:
         return True
 
     def _open_with(self, cue: str) -> Iterator[Event]:
-        """Start the chosen alternative's free text with the cue that won it ("I'm sorry"): the
-        model then explains itself as it was about to, instead of guessing at a JSON string."""
+        """Start the chosen alternative's free text with the likeliest of its cues ("I'm sorry"):
+        the model then explains itself as it was about to, instead of guessing at a JSON string
+        (left alone after ``{"refusal": "``, small models wrote a stray ``}`` and rambled)."""
         forced, _ = self.state.forced()  # the string's opening quote
         tokens = self.tables.tokenize(_complete_utf8_prefix(forced) + cue)
         tokens = tokens[: self.max_tokens - self.produced]
