@@ -304,13 +304,7 @@ class ConstrainedDecoder:
         forced, _ = self.state.forced()  # the string's opening quote
         tokens = self.tables.tokenize(_complete_utf8_prefix(forced) + cue)
         tokens = tokens[: self.max_tokens - self.produced]
-        fork = self.state.fork()
-        try:
-            fits = all(fork.accept(t) for t in tokens)
-        finally:
-            self.state.seconds += fork.seconds
-            fork.close()
-        if fits:
+        if self._fits(tokens):
             yield from self._apply(tokens)
 
     def _apply(self, tokens: list[int]) -> Iterator[Event]:
@@ -342,14 +336,18 @@ class ConstrainedDecoder:
         result: list[tuple[list[int], Alternative]] = []
         for alternative in alternatives:
             tokens = self.tables.tokenize(forced_text + alternative.text)
-            fork = self.state.fork()
-            try:
-                if tokens and all(fork.accept(t) for t in tokens):
-                    result.append((tokens, alternative))
-            finally:
-                self.state.seconds += fork.seconds
-                fork.close()
+            if self._fits(tokens):
+                result.append((tokens, alternative))
         return result
+
+    def _fits(self, tokens: list[int]) -> bool:
+        """Whether the grammar accepts ``tokens`` (at least one) from here, tried on a fork."""
+        fork = self.state.fork()
+        try:
+            return bool(tokens) and all(fork.accept(t) for t in tokens)
+        finally:
+            self.state.seconds += fork.seconds
+            fork.close()
 
     def _score(self, first: npt.NDArray[np.float64], candidates: list[list[int]]) -> list[float]:
         """Full log-likelihood of each candidate continuation, given the log-probabilities of
