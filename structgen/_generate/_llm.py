@@ -70,6 +70,8 @@ class LLM:
     ``LLM()`` loads the default model (SmolLM2-135M-Instruct); ``LLM(path)`` any GGUF file;
     :meth:`from_llama` wraps an existing ``llama_cpp.Llama``; :meth:`from_backend` any backend.
     One LLM may be shared by threads and asyncio tasks: generations are serialized.
+    CPU threads default as in llama-cpp-python (half the CPUs per token, all of them for
+    batches); ``n_threads=N`` sets both, ``n_threads_batch=N`` batches alone.
     """
 
     def __init__(
