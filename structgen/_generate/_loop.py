@@ -22,6 +22,7 @@ No token is ever accepted by the native grammar without being checked first.
 from __future__ import annotations
 
 import codecs
+import itertools
 import time
 from collections.abc import Generator, Iterator
 
@@ -94,12 +95,11 @@ class ConstrainedDecoder:
 
     def _steps(self) -> Generator[Event, None, FinishReason]:
         while True:
-            forced, complete = self.state.forced()
+            forced_text, complete = self._forced_text()
             if complete or self._stopped:
                 return "stop"
             if self.produced >= self.max_tokens:
                 return "length"
-            forced_text = _complete_utf8_prefix(forced)
             if self.choices is not None and (yield from self._maybe_choose(forced_text)):
                 continue
             if forced_text and (yield from self._fast_forward(forced_text)):
@@ -149,8 +149,7 @@ class ConstrainedDecoder:
     def _forced_after(self, sampled: list[int]) -> tuple[list[int], int | None]:
         """The forced text after just-sampled tokens, taken now so that it rides in their batch
         (one evaluation fewer) — unless a whole-alternative choice starts inside it."""
-        data, complete = self.state.forced()
-        text = _complete_utf8_prefix(data)
+        text, complete = self._forced_text()
         if complete or not text or self.produced + len(sampled) >= self.max_tokens:
             return [], None
         if self._cursor is not None:
@@ -164,6 +163,11 @@ class ConstrainedDecoder:
                 return [], None
         return self._take_forced(text, self.max_tokens - self.produced - len(sampled))
 
+    def _forced_text(self) -> tuple[str, bool]:
+        """The text the grammar forces next (whole UTF-8 characters), and whether it is complete."""
+        data, complete = self.state.forced()
+        return _complete_utf8_prefix(data), complete
+
     def _count(self, tokens: list[int], *, forced: bool = False, drafted: bool = False) -> None:
         self.produced += len(tokens)
         if forced:
@@ -174,24 +178,15 @@ class ConstrainedDecoder:
             self.usage.drafted_tokens += len(tokens)
 
     def _draft(self, tokens: list[int], head: int | None) -> list[int]:
-        """The guess after ``tokens``: ``head``, then a prompt lookup, cut where the grammar
-        rejects and to the token budget and the context."""
+        """The guess after ``tokens``: ``head``, then a prompt lookup, cut to the token budget
+        and the context, before an end-of-generation token and where the grammar rejects."""
         room = min(self.max_tokens - self.produced - len(tokens),
                    self.runner.n_ctx - self.runner.position - len(tokens))
         guess = [head] if head is not None and self.drafts.head else []
         guess += lookup_draft([*self.runner.tokens, *tokens, *guess], self.drafts.length)
-        guess = guess[: max(room, 0)]
-        if not guess:
-            return []
-        fork = self.state.fork()
-        try:
-            n = 0
-            while n < len(guess) and guess[n] not in self.tables.eog and fork.accept(guess[n]):
-                n += 1
-        finally:
-            self.state.seconds += fork.seconds
-            fork.close()
-        return guess[:n]
+        eog = self.tables.eog
+        guess = list(itertools.takewhile(lambda token: token not in eog, guess[: max(room, 0)]))
+        return guess[: self._accepted_prefix(guess)]
 
     def _leaves_sampling(self) -> bool:
         """Whether the main loop would stop or choose among alternatives here. (Forced text
@@ -301,8 +296,8 @@ class ConstrainedDecoder:
         """Start the chosen alternative's free text with the likeliest of its cues ("I'm sorry"):
         the model then explains itself as it was about to, instead of guessing at a JSON string
         (left alone after ``{"refusal": "``, small models wrote a stray ``}`` and rambled)."""
-        forced, _ = self.state.forced()  # the string's opening quote
-        tokens = self.tables.tokenize(_complete_utf8_prefix(forced) + cue)
+        quote, _ = self._forced_text()  # the string's opening quote
+        tokens = self.tables.tokenize(quote + cue)
         tokens = tokens[: self.max_tokens - self.produced]
         if self._fits(tokens):
             yield from self._apply(tokens)
@@ -341,10 +336,19 @@ class ConstrainedDecoder:
         return result
 
     def _fits(self, tokens: list[int]) -> bool:
-        """Whether the grammar accepts ``tokens`` (at least one) from here, tried on a fork."""
+        """Whether the grammar accepts ``tokens`` (at least one) from here."""
+        return bool(tokens) and self._accepted_prefix(tokens) == len(tokens)
+
+    def _accepted_prefix(self, tokens: list[int]) -> int:
+        """How many of ``tokens`` the grammar accepts in a row from here, tried on a fork."""
+        if not tokens:
+            return 0
         fork = self.state.fork()
         try:
-            return bool(tokens) and all(fork.accept(t) for t in tokens)
+            n = 0
+            while n < len(tokens) and fork.accept(tokens[n]):
+                n += 1
+            return n
         finally:
             self.state.seconds += fork.seconds
             fork.close()
