@@ -51,9 +51,7 @@ class OutputOptions:
       alternative's full likelihood instead of token by token.
     """
 
-    grammar: GrammarOptions = field(
-        default_factory=lambda: GrammarOptions(max_string_length=DEFAULT_MAX_STRING_LENGTH)
-    )
+    grammar: GrammarOptions = field(default_factory=lambda: _generation_grammar({}))
     describe: bool = True
     instructions: str | None = None
     choose_by_likelihood: bool = True
@@ -147,12 +145,16 @@ _GRAMMAR_FIELDS = {f.name for f in fields(GrammarOptions)}
 def options_from(settings: Mapping[str, Any]) -> OutputOptions:
     """OutputOptions from keyword settings; unknown names and bad values raise here."""
     grammar_settings = {k: v for k, v in settings.items() if k in _GRAMMAR_FIELDS}
-    grammar_settings.setdefault("max_string_length", DEFAULT_MAX_STRING_LENGTH)
     own = {k: v for k, v in settings.items() if k not in _GRAMMAR_FIELDS}
     unknown = set(own) - {"describe", "instructions", "choose_by_likelihood"}
     if unknown:
         raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
-    return OutputOptions(grammar=GrammarOptions(**grammar_settings), **own)
+    return OutputOptions(grammar=_generation_grammar(grammar_settings), **own)
+
+
+def _generation_grammar(settings: Mapping[str, Any]) -> GrammarOptions:
+    """Grammar options with generation's own default: strings capped (see above)."""
+    return GrammarOptions(**{"max_string_length": DEFAULT_MAX_STRING_LENGTH, **settings})
 
 
 @overload
