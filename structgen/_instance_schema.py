@@ -9,18 +9,18 @@ reported by the JSON pointer of its innermost empty part.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._errors import SchemaError
-from ._schema._refs import follow_pointer
+from ._schema._digits import digits_cap
+from ._schema._refs import escape_pointer_token, follow_pointer, subschemas
 
 __all__ = [
     "RECURSION_DEPTH",
     "draft7_validator",
     "effective_schema",
     "flatten_schema",
-    "integer_cap",
     "resolve_pointer",
     "unsatisfiable_pointer",
 ]
@@ -49,12 +49,11 @@ def resolve_pointer(document: Any, ref: str, pointer: str) -> Any:
         raise SchemaError(f"$ref {ref!r} points nowhere", pointer=pointer, keyword="$ref") from None
 
 
-def flatten_schema(schema: Any, *, max_depth: int = RECURSION_DEPTH,
-                   close_objects: bool = True) -> Any:
+def flatten_schema(schema: Any, *, max_depth: int = RECURSION_DEPTH) -> Any:
     """``schema`` without ``$ref`` (recursion unrolled ``max_depth`` times) or ``prefixItems``.
 
-    With ``close_objects``, an object schema listing ``properties`` and saying nothing about
-    others gets ``additionalProperties: false`` (the grammar of a model is closed the same way).
+    An object schema listing ``properties`` and saying nothing about others gets
+    ``additionalProperties: false`` (the grammar of a model is closed the same way).
     """
 
     def walk(node: Any, stack: tuple[str, ...], pointer: str) -> Any:
@@ -72,24 +71,13 @@ def flatten_schema(schema: Any, *, max_depth: int = RECURSION_DEPTH,
             if not rest:
                 return target
             return {"allOf": [target, walk(rest, stack, pointer)]}
-        out: dict[str, Any] = {}
-        for key, value in node.items():
-            here = f"{pointer}/{key}"
-            if key in _DEFINITIONS:
-                continue
-            if key in _ONE_SCHEMA and not isinstance(value, list):
-                out[key] = walk(value, stack, here)
-            elif key in _SCHEMA_LIST or (key == "items" and isinstance(value, list)):
-                out[key] = [walk(v, stack, f"{here}/{i}") for i, v in enumerate(value)]
-            elif key in _SCHEMA_MAP and isinstance(value, Mapping):
-                out[key] = {k: walk(v, stack, f"{here}/{k}") for k, v in value.items()}
-            else:
-                out[key] = value  # data (enum, const, default) or a plain keyword
+        kept = {k: v for k, v in node.items() if k not in _DEFINITIONS}
+        out = _map_subschemas(kept, lambda sub, here: walk(sub, stack, here), pointer)
         if "prefixItems" in out:
             rest_items = out.pop("items", True)
             out["items"] = out.pop("prefixItems")
             out["additionalItems"] = rest_items
-        if close_objects and "properties" in out and not any(
+        if "properties" in out and not any(
             k in out for k in ("additionalProperties", "patternProperties",
                                "unevaluatedProperties")
         ):
@@ -99,13 +87,26 @@ def flatten_schema(schema: Any, *, max_depth: int = RECURSION_DEPTH,
     return walk(schema, (), "#")
 
 
-def integer_cap(lower: Any) -> int:
-    """The largest magnitude the grammar spells on a side whose other end is ``lower`` (as
-    ``_numbers``: ``MAX_INTEGER_DIGITS`` digits, or as many as that bound has)."""
-    from ._schema._digits import MAX_INTEGER_DIGITS
+def _map_subschemas(node: Mapping[str, Any], fn: Callable[[Any, str], Any],
+                    pointer: str) -> dict[str, Any]:
+    """A copy of ``node`` with each subschema replaced by ``fn(subschema, its JSON pointer)``;
+    data (enum, const, default) and plain keywords are kept as they are."""
+    out = dict(node)
+    for key, value in node.items():
+        here = f"{pointer}/{key}"
+        if key in _ONE_SCHEMA and not isinstance(value, list):
+            out[key] = fn(value, here)
+        elif key in _SCHEMA_LIST or (key == "items" and isinstance(value, list)):
+            out[key] = [fn(v, f"{here}/{i}") for i, v in enumerate(value)]
+        elif key in _SCHEMA_MAP and isinstance(value, Mapping):
+            out[key] = {k: fn(v, f"{here}/{escape_pointer_token(k)}") for k, v in value.items()}
+    return out
 
-    digits = len(str(abs(int(lower)))) if lower is not None else 0
-    return int(10 ** max(MAX_INTEGER_DIGITS, digits)) - 1
+
+def cap_string(schema: dict[str, Any], limit: int) -> None:
+    """Give a string schema without a ``maxLength`` the bound ``limit`` (a larger ``minLength``
+    wins), as the converter's ``max_string_length`` does."""
+    schema.setdefault("maxLength", max(limit, schema.get("minLength", 0)))
 
 
 def _ecma(pattern: str) -> str:
@@ -122,15 +123,9 @@ def effective_schema(schema: Any, *, max_string_length: int | None = None) -> An
     patterns get ECMA-262's ASCII classes."""
     if not isinstance(schema, Mapping):
         return schema
-    node = dict(schema)
-    for key, value in schema.items():
-        if key in _ONE_SCHEMA and not isinstance(value, list):
-            node[key] = effective_schema(value, max_string_length=max_string_length)
-        elif key in _SCHEMA_LIST or (key == "items" and isinstance(value, list)):
-            node[key] = [effective_schema(v, max_string_length=max_string_length) for v in value]
-        elif key in _SCHEMA_MAP and isinstance(value, Mapping):
-            node[key] = {k: effective_schema(v, max_string_length=max_string_length)
-                         for k, v in value.items()}
+    node = _map_subschemas(
+        schema, lambda sub, _: effective_schema(sub, max_string_length=max_string_length), "#"
+    )
     # JSON Schema patterns are ECMA-262: \w \d \b are ASCII there, Unicode in Python's re.
     if isinstance(node.get("pattern"), str):
         node["pattern"] = _ecma(node["pattern"])
@@ -142,26 +137,13 @@ def effective_schema(schema: Any, *, max_string_length: int | None = None) -> An
         low = node.get("minimum", node.get("exclusiveMinimum"))
         high = node.get("maximum", node.get("exclusiveMaximum"))
         if low is None:
-            node["minimum"] = -integer_cap(-high if high is not None and high < 0 else None)
+            node["minimum"] = -digits_cap(int(-high) if high is not None and high < 0 else 0)
         if high is None:
-            node["maximum"] = integer_cap(low if low is not None and low > 0 else None)
+            node["maximum"] = digits_cap(int(low) if low is not None and low > 0 else 0)
     if max_string_length is not None and "enum" not in node and "const" not in node:
         if "string" in types:
-            node.setdefault("maxLength", max(max_string_length, node.get("minLength", 0)))
+            cap_string(node, max_string_length)
     return node
-
-
-def _children(schema: Mapping[str, Any], pointer: str) -> list[tuple[Any, str]]:
-    found: list[tuple[Any, str]] = []
-    for key, value in schema.items():
-        here = f"{pointer}/{key}"
-        if key in _ONE_SCHEMA and not isinstance(value, list):
-            found.append((value, here))
-        elif key in _SCHEMA_LIST or (key == "items" and isinstance(value, list)):
-            found.extend((v, f"{here}/{i}") for i, v in enumerate(value))
-        elif key in _SCHEMA_MAP and isinstance(value, Mapping):
-            found.extend((v, f"{here}/{k}") for k, v in value.items())
-    return found
 
 
 def unsatisfiable_pointer(schema: Any) -> str | None:
@@ -177,8 +159,8 @@ def unsatisfiable_pointer(schema: Any) -> str | None:
     if not empty(schema):
         return None
     node, pointer = schema, "#"
-    while isinstance(node, Mapping):
-        inner = [(child, p) for child, p in _children(node, pointer) if empty(child)]
+    while isinstance(node, dict):
+        inner = [(child, pointer + rel) for rel, child in subschemas(node) if empty(child)]
         if not inner:
             break
         node, pointer = inner[0]

@@ -10,18 +10,19 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from datetime import timedelta
-from decimal import Decimal
 from typing import Any
 
 from ._errors import SchemaError
 from ._instance_schema import (
     RECURSION_DEPTH,
+    cap_string,
     draft7_validator,
     effective_schema,
     flatten_schema,
-    integer_cap,
     unsatisfiable_pointer,
 )
+from ._schema._digits import digits_cap
+from ._schema._ir import canonical_key, to_decimal
 from ._type_names import type_name
 from ._types import json_schema_of, type_adapter
 
@@ -50,21 +51,6 @@ _ARRAY_WORDS = ("items", "additionalItems", "minItems", "maxItems", "uniqueItems
 _EXTRA_KEYS = 3  # at most this many undeclared keys in a generated open object
 
 
-def _unique_key(value: Any) -> str:
-    """Equal JSON values (1 and 1.0 included) get equal keys; true and 1 do not."""
-
-    def norm(v: Any) -> Any:
-        if isinstance(v, float) and v.is_integer():
-            return int(v)
-        if isinstance(v, list):
-            return [norm(x) for x in v]
-        if isinstance(v, dict):
-            return {k: norm(x) for k, x in v.items()}
-        return v
-
-    return json.dumps(norm(value), sort_keys=True)
-
-
 class _SchemaStrategies:
     """JSON values of a flattened schema. Objects, arrays and the applicators are built here
     (hypothesis-jsonschema 0.23's object strategy relies on a Hypothesis internal that newer
@@ -80,7 +66,7 @@ class _SchemaStrategies:
         self.max_string_length = max_string_length
         # Any JSON value, with the same caps the schema walk applies (unlike
         # hypothesis-jsonschema's, whose integers and strings are unbounded).
-        cap = integer_cap(None)
+        cap = digits_cap(0)
         text = st.text(max_size=max_string_length)
         self.any_json = st.recursive(
             st.none() | st.booleans() | st.integers(-cap, cap) | text
@@ -156,8 +142,7 @@ class _SchemaStrategies:
         if extra is not False or "patternProperties" in node:
             names_schema = {**node.get("propertyNames", {}), "type": "string"}
             if self.max_string_length is not None:
-                names_schema.setdefault("maxLength", max(self.max_string_length,
-                                                         names_schema.get("minLength", 0)))
+                cap_string(names_schema, self.max_string_length)
             names = self.from_schema(names_schema)
             others = st.dictionaries(names.filter(lambda k: k not in properties),
                                      self.of(extra) if extra is not False else st.nothing(),
@@ -180,7 +165,7 @@ class _SchemaStrategies:
         st = self.st
         items = node.get("items", True)
         low, high = node.get("minItems", 0), node.get("maxItems")
-        unique = _unique_key if node.get("uniqueItems") else None
+        unique = canonical_key if node.get("uniqueItems") else None
         if isinstance(items, list):
             prefix = st.tuples(*(self.of(s) for s in items[: high if high is not None else None]))
             more = node.get("additionalItems", True)
@@ -198,8 +183,7 @@ def _exact_multiple(value: Any, step: float) -> bool:
     """Whether ``value`` as written by ``json.dumps`` is a decimal multiple of ``step``."""
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return True
-    exact = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
-    return exact % Decimal(repr(step)) == 0
+    return to_decimal(value) % to_decimal(step) == 0
 
 
 class _Rejections:
@@ -220,19 +204,17 @@ class _Rejections:
             self.last = str(error).splitlines()[0] if str(error) else type(error).__name__
 
 
-def instance_strategy(tp: Any, *, max_depth: int = RECURSION_DEPTH,
-                      max_string_length: int | None = None) -> Any:
+def instance_strategy(tp: Any, *, max_string_length: int | None = None) -> Any:
     """A hypothesis strategy of valid instances of ``tp`` (see ``structgen.testing.instances``)."""
     from pydantic import ValidationError
 
     adapter = type_adapter(tp)
-    flat = effective_schema(flatten_schema(json_schema_of(tp), max_depth=max_depth),
-                            max_string_length=max_string_length)
+    flat = effective_schema(flatten_schema(json_schema_of(tp)), max_string_length=max_string_length)
     pointer = unsatisfiable_pointer(flat)
     if pointer is not None:
         raise SchemaError(
             f"no JSON value satisfies this part of the schema of {type_name(tp)} (recursion is"
-            f" unrolled {max_depth} levels, so a recursive type needs a base case)",
+            f" unrolled {RECURSION_DEPTH} levels, so a recursive type needs a base case)",
             pointer=pointer,
         )
     rejections = _Rejections()
