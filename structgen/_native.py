@@ -54,10 +54,10 @@ class NativeVocab:
         self._llama = llama_cpp
         self._model = model
         self.vocab = llama_cpp.llama_model_get_vocab(model)
-        self.tables = VocabTables(llama_cpp, self.vocab)
-        self.eos = self.tables.eos
-        self.byte_tokens = self.tables.byte_tokens  # to feed text one byte at a time
-        self.tokenize = self.tables.tokenize
+        tables = VocabTables(llama_cpp, self.vocab)
+        self.eos = tables.eos
+        self.byte_tokens = tables.byte_tokens  # to feed text one byte at a time
+        self.tokenize = tables.tokenize
         self._compiled: OrderedDict[tuple[str, str], Any] = OrderedDict()  # native sampler pointers
 
     def _compile(self, gbnf: str, root: str) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -33,16 +34,18 @@ class VocabTables:
         eos = lib.llama_vocab_eos(vocab)
         self.eos: int = eos if eos >= 0 else min(self.eog, default=0)
         byte_tokens: dict[int, int] = {}
-        prefixes: set[bytes] = set()
         for tid, piece in enumerate(pieces):
             if len(piece) == 1 and tid not in self.eog:
                 byte_tokens.setdefault(piece[0], tid)
-            for end in range(1, len(piece)):
-                prefixes.add(piece[:end])
         self.byte_tokens = byte_tokens
-        self._prefixes = prefixes
         self.ids: npt.NDArray[np.intc] = np.arange(self.n_vocab, dtype=np.intc)
         self._extensions: dict[int, npt.NDArray[np.intc]] = {}
+
+    @cached_property
+    def _prefixes(self) -> frozenset[bytes]:
+        """Every proper prefix of a token's text (built on first use: the vocabulary-only
+        judge of ``structgen.testing`` never asks)."""
+        return frozenset(piece[:end] for piece in self.pieces for end in range(1, len(piece)))
 
     def extendable(self, token: int) -> bool:
         return self.pieces[token] in self._prefixes
