@@ -7,7 +7,7 @@ STAMP := $(VENV)/.structgen-installed
 
 .PHONY: demo test test-fast typecheck bench conformance docs clean
 
-$(STAMP): pyproject.toml .ci/llama-wheel
+$(STAMP): pyproject.toml .ci/llama-wheel .ci/portable
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "$$(PYTHON=$(PY) .ci/llama-wheel)"
@@ -20,7 +20,7 @@ demo: $(STAMP)
 
 # The HTTP backend's tests run against a real llama-server, built once (see .ci/llama-server).
 test: $(STAMP)
-	STRUCTGEN_LLAMA_SERVER="$$(PYTHON=$(PY) .ci/llama-server)" $(PY) -m pytest -q
+	server="$$(PYTHON=$(PY) .ci/llama-server)" && STRUCTGEN_LLAMA_SERVER="$$server" $(PY) -m pytest -q
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not model"

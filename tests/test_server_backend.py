@@ -37,7 +37,7 @@ def _server_binary() -> str:
     if named:
         return named
     out = subprocess.run([str(ROOT / ".ci" / "llama-server")], check=True, capture_output=True,
-                         text=True, env={**os.environ, "PYTHON": os.environ.get("PYTHON", "python3")})
+                         text=True, env={**os.environ, "PYTHON": sys.executable})
     return out.stdout.strip().splitlines()[-1]
 
 
