@@ -5,20 +5,12 @@ For every tree the parser returns, ``parse_gbnf(format_gbnf(tree)) == tree``.
 
 from __future__ import annotations
 
+from .._escapes import escape_code_point
 from ._tree import Alt, Any, CharClass, Expr, GbnfGrammar, Literal, Repeat, RuleRef, Seq, Token
 
-__all__ = ["escape_code_point", "format_expr", "format_gbnf"]
+__all__ = ["format_expr", "format_gbnf"]
 
 _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
-
-
-def escape_code_point(code: int) -> str:
-    """``\\xHH``, ``\\uHHHH`` or ``\\UHHHHHHHH`` (H a hex digit): the shortest GBNF escape of a code point."""
-    if code < 0x100:
-        return f"\\x{code:02X}"
-    if code < 0x10000:
-        return f"\\u{code:04X}"
-    return f"\\U{code:08X}"
 
 
 def _char(code: int, specials: str) -> str:

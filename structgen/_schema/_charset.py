@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .._gbnf._format import escape_code_point
+from .._escapes import escape_code_point
 from ._frozen import cached_hash
 from ._rules import RuleSet
 
