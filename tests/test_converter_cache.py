@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from structgen._schema import json_schema_to_gbnf
-from structgen._schema._ir import NumAtom, ObjAtom, StrAtom
+from structgen._schema._ir import ConstAtom, NumAtom, ObjAtom, StrAtom
 from structgen._schema._strings import StringSpec
 
 _PERSON = {
@@ -151,3 +151,6 @@ def test_pickled_values_carry_no_cached_hash() -> None:
     copy = pickle.loads(pickle.dumps(atom))
     assert copy == atom and "_hash" not in vars(copy) and "_prop_table" not in vars(copy)
     assert copy.prop("k11") == (NumAtom(),)
+    const = ConstAtom({"name": "x"})  # a str hash: different in every process
+    assert hash(const) == hash(const)
+    assert "_hash" not in vars(pickle.loads(pickle.dumps(const)))

@@ -149,9 +149,10 @@ class ObjAtom:
 _SCAN_PROPS = 8
 
 
+@cached_hash
 @dataclass(frozen=True, eq=False)
 class ConstAtom:
-    """Exactly one JSON value."""
+    """Exactly one JSON value (hashed by its canonical key, so JSON-equal values match)."""
 
     value: Any
 
@@ -159,13 +160,7 @@ class ConstAtom:
         return isinstance(other, ConstAtom) and json_equal(self.value, other.value)
 
     def __hash__(self) -> int:
-        # Cached: atoms are hashed over and over while unions are simplified, and the value
-        # of a schema's const or enum is never mutated.
-        cached: int | None = self.__dict__.get("_hash")
-        if cached is None:
-            cached = hash(canonical_key(self.value))
-            object.__setattr__(self, "_hash", cached)
-        return cached
+        return hash(canonical_key(self.value))
 
 
 @cached_hash
