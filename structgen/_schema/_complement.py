@@ -138,15 +138,14 @@ def _not_value_of(alg: Algebra, context: ObjAtom | None, key: str, ir: IR) -> IR
     return alg.difference(alg.value_for_key(context, key), ir, nested=True)
 
 def _not_object(alg: Algebra, atom: ObjAtom, context: ObjAtom | None) -> list[Atom]:
-    # Keys the context can hold at all, when it forbids every undeclared key: then "some
+    # Keys the context declares (and can hold). When it forbids every undeclared key, "some
     # key that ``atom`` does not declare" can only be one of these.
+    declared = [k for k, ir in context.props if ir] if context else []
     closed = context is not None and any(
         c.match is None and not c.nomatch and not ir for c, ir in context.extras)
-    known = [k for k, ir in context.props if ir] if closed and context else []
     out: list[Atom] = []
     if atom.names is not None and atom.names != ANY:
         # Some key whose name breaks propertyNames: a declared one, or (open context) any other.
-        declared = known if closed else [k for k, v in context.props if v] if context else []
         out += [ObjAtom(required=frozenset({k})) for k in declared
                 if not alg.ctx.accepts(atom.names, k)]
         if not closed:
@@ -168,13 +167,12 @@ def _not_object(alg: Algebra, atom: ObjAtom, context: ObjAtom | None) -> list[At
             continue
         # Some key that ``atom`` does not declare breaks ``ir``: one the context declares, or,
         # unless the context is closed, a key nobody declares.
-        candidates = known if closed else [k for k, v in context.props if v] if context else []
-        for key in candidates:
+        for key in declared:
             if atom.prop(key) is None and alg.key_matches(cond, key):
                 out.append(ObjAtom(props=((key, _not_value_of(alg, context, key, ir)),),
                                    required=frozenset({key})))
         if not closed:
-            excluded = frozenset(k for k, _ in atom.props) | frozenset(candidates)
+            excluded = frozenset(k for k, _ in atom.props) | frozenset(declared)
             out.append(ObjAtom(needs=(Need(cond, alg.complement(ir, nested=True), excluded),)))
     if atom.min_props > 0:
         out.append(ObjAtom(max_props=atom.min_props - 1))
