@@ -228,6 +228,12 @@ class Algebra:
             return self.ctx.pattern_matches(cond.match, key)
         return not any(self.ctx.pattern_matches(p, key) for p in cond.nomatch)
 
+    def may_meet(self, atom: ObjAtom, need: Need, key: str) -> bool:
+        """Whether ``key`` can be the undeclared key that ``need`` (one of ``atom``'s) asks for."""
+        return (atom.prop(key) is None and key not in need.excluded
+                and self.key_matches(need.cond, key)
+                and (need.key_names is None or self.ctx.accepts(need.key_names, key)))
+
     def _objects(self, x: ObjAtom, y: ObjAtom) -> ObjAtom | None:
         names = [k for k, _ in x.props] + [k for k, _ in y.props if x.prop(k) is None]
         props = tuple((k, self.intersect(self.value_for_key(x, k), self.value_for_key(y, k),
@@ -237,15 +243,12 @@ class Algebra:
             key_names = x.names if y.names is None else y.names
         else:
             key_names = self.intersect(x.names, y.names)
-        for one, other in ((x, y), (y, x)):
+        for one in (x, y):
             for need in one.needs:
-                for key in names:
-                    if one.prop(key) is None and key not in need.excluded \
-                            and self.key_matches(need.cond, key) and (
-                                need.key_names is None or self.ctx.accepts(need.key_names, key)):
-                        # The key the need asks for might now be a declared one.
-                        raise Irreducible("the complement of additionalProperties or "
-                                          "patternProperties beside other declared keys")
+                if any(self.may_meet(one, need, key) for key in names):
+                    # The key the need asks for might now be a declared one.
+                    raise Irreducible("the complement of additionalProperties or "
+                                      "patternProperties beside other declared keys")
         atom = ObjAtom(props, x.required | y.required, x.extras + y.extras, key_names,
                        max(x.min_props, y.min_props), min(maxes) if maxes else None,
                        x.seen | y.seen, tuple(dict.fromkeys(x.seen_patterns + y.seen_patterns)),

@@ -103,9 +103,7 @@ def _object_ok(ctx: Normalizer, atom: ObjAtom, value: dict[str, Any]) -> bool:
         if not accepts(ctx, ctx.algebra.value_for_key(atom, key), item):
             return False
     for need in atom.needs:
-        if not any(atom.prop(key) is None and key not in need.excluded
-                   and ctx.algebra.key_matches(need.cond, key) and accepts(ctx, need.ir, item)
-                   and (need.key_names is None or accepts(ctx, need.key_names, key))
+        if not any(ctx.algebra.may_meet(atom, need, key) and accepts(ctx, need.ir, item)
                    for key, item in value.items()):
             return False
     return True
