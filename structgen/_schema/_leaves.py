@@ -11,16 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from ._ir import IR
+from ._refs import SUBSCHEMA_KEYWORDS
 
 #: Keywords that hold subschemas, refer elsewhere or name resources: schemas using them are
 #: normalized every time.
-_STRUCTURAL = frozenset({
-    "$ref", "$dynamicRef", "$id", "id", "$anchor", "$dynamicAnchor", "$defs", "definitions",
-    "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentRequired",
-    "dependentSchemas", "dependencies", "properties", "patternProperties",
-    "additionalProperties", "propertyNames", "items", "prefixItems", "additionalItems",
-    "contains", "unevaluatedItems", "unevaluatedProperties", "contentSchema",
-})
+_STRUCTURAL = SUBSCHEMA_KEYWORDS | {
+    "$ref", "$dynamicRef", "$id", "id", "$anchor", "$dynamicAnchor", "dependentRequired",
+}
 #: The keywords whose values a leaf's IR depends on (every other keyword is an annotation).
 _READ = frozenset({
     "type", "enum", "const", "format", "pattern", "minLength", "maxLength", "minimum",

@@ -20,13 +20,18 @@ from .._errors import SchemaError
 #: Base URI of a root schema without an absolute ``$id``; relative refs resolve against it.
 DEFAULT_BASE = "https://structgen.invalid/root.json"
 
-_SINGLE = ("additionalProperties", "additionalItems", "contains", "propertyNames", "not", "if",
-           "then", "else", "unevaluatedItems", "unevaluatedProperties", "contentSchema", "items")
-_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
-_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas",
-         "dependencies")
+# Keywords whose value is one subschema, a list of them, or a name -> subschema map.
+_SINGLE_SET = frozenset({
+    "additionalProperties", "additionalItems", "contains", "propertyNames", "not", "if", "then",
+    "else", "unevaluatedItems", "unevaluatedProperties", "contentSchema", "items",
+})
+_LISTS_SET = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+_MAPS_SET = frozenset({
+    "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies",
+})
 
-_SINGLE_SET, _LISTS_SET, _MAPS_SET = frozenset(_SINGLE), frozenset(_LISTS), frozenset(_MAPS)
+#: Every keyword whose value holds subschemas.
+SUBSCHEMA_KEYWORDS = _SINGLE_SET | _LISTS_SET | _MAPS_SET
 
 
 @dataclass(frozen=True)
