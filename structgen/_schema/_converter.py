@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import json
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -91,9 +90,7 @@ def _convert(document: Any, resolver: Resolver, norm: Normalizer, options: Gramm
         raise SchemaError("the schema accepts no value", pointer="#")
     if options.refusal:
         expr = f"{expr} | {refusal_rule(emitter)}"
-    if not options.refusal and re.fullmatch(r"[a-zA-Z0-9-]+", expr) and emitter.rules.body(expr):
-        expr = emitter.rules.body(expr) or expr  # "root ::= other-rule" would only add a hop
-    emitter.rules.define("root", expr)
+    emitter.rules.define("root", emitter.rules.unaliased(expr))
     norm.warn_dropped()
     return emitter.rules.to_gbnf("root")
 

@@ -11,6 +11,7 @@ import json
 import math
 import re
 from dataclasses import replace
+from functools import lru_cache
 from decimal import Decimal
 from typing import Any
 
@@ -27,7 +28,6 @@ from ._rules import RuleSet
 from ._strings import StringSpec, json_string_rule
 
 
-_RULE_NAME = re.compile(r"[a-zA-Z0-9-]+")
 
 #: Constant objects with at most this many keys are accepted in every key order.
 MAX_PERMUTED_KEYS = 4
@@ -43,6 +43,14 @@ _LITERAL_ESCAPES = {
 def gbnf_literal(text: str) -> str:
     """``text`` as a GBNF string literal."""
     return '"' + text.translate(_LITERAL_ESCAPES) + '"'
+
+
+@lru_cache(maxsize=16384)
+def string_literal(value: str) -> str:
+    """Every JSON spelling of the string ``value`` (raw, or with non-ASCII as ``\\u`` escapes).
+    Cached: property names recur across the objects of a schema and across schemas."""
+    spellings = {json.dumps(value), json.dumps(value, ensure_ascii=False)}
+    return alt([gbnf_literal(s) for s in sorted(spellings)]) or '""'
 
 
 def seq(*parts: str | None) -> str:
@@ -175,9 +183,7 @@ class Emitter:
             # Empty after all (e.g. only through impossible recursion): keep the name defined.
             self.rules.define(name, '"\\x00" [^\\x00-\\U0010FFFF]')
             return name
-        aliased = self.rules.body(body) if _RULE_NAME.fullmatch(body) else None
-        # "name ::= other-rule" would only add a hop: take the other rule's body instead.
-        self.rules.define(name, aliased if aliased else body)
+        self.rules.define(name, self.rules.unaliased(body))
         return name
 
     # ------------------------------------------------------------------ primitives
@@ -262,8 +268,7 @@ class Emitter:
         if isinstance(value, (int, float)):
             return alt([gbnf_literal(s) for s in number_spellings(value)]) or '"0"'
         if isinstance(value, str):
-            spellings = {json.dumps(value), json.dumps(value, ensure_ascii=False)}
-            return alt([gbnf_literal(s) for s in sorted(spellings)]) or '""'
+            return string_literal(value)
         if isinstance(value, list):
             items = [self.literal(v, hint) for v in value]
             content = f" {self.sep} ".join(items) if items else None

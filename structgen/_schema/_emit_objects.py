@@ -14,11 +14,9 @@ so a plain object costs one D and one G rule per declared key.
 from __future__ import annotations
 
 import itertools
-import json
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ._emit import child_hint, gbnf_literal
+from ._emit import child_hint, string_literal
 from ._ir import ANY, IR, NOTHING, ConstAtom, KeyCond, Need, ObjAtom, StrAtom
 from ._refs import escape_pointer_token
 from ._strings import StringSpec
@@ -53,19 +51,6 @@ def seq_eps(*parts: Expr) -> Expr:
     if None in parts:
         return None
     return " ".join([p for p in parts if p])
-
-
-def key_literal(em: Emitter, key: str) -> str:
-    return _key_literal(key)
-
-
-@lru_cache(maxsize=16384)
-def _key_literal(key: str) -> str:
-    """Cached: property names recur across the objects of a schema and across schemas."""
-    spellings = sorted({json.dumps(key), json.dumps(key, ensure_ascii=False)})
-    if len(spellings) == 1:
-        return gbnf_literal(spellings[0])
-    return "( " + " | ".join(gbnf_literal(s) for s in spellings) + " )"
 
 
 #: Required keys that no ``properties`` declares may come in any order up to this many.
@@ -108,7 +93,7 @@ def emit_object(em: Emitter, atom: ObjAtom, hint: str, pointer: str) -> str | No
             if required:
                 return None
             continue
-        kv = f"{key_literal(em, key)} {em.colon} {value_expr}"
+        kv = f"{string_literal(key)} {em.colon} {value_expr}"
         (floating if key in floating_keys else members).append((kv, required))
     declared = frozenset(keys + floating_keys)
     for need in atom.needs:

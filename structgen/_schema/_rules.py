@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import Any
 
 _INVALID_NAME_CHARS = re.compile(r"[^a-zA-Z0-9-]+")
+_RULE_NAME = re.compile(r"[a-zA-Z0-9-]+")
 # A body's tokens: literals and classes (skipped), or a bare word that may name a rule.
 # Possessive runs: a literal or class never needs backtracking, and scanning every body of every
 # grammar for reachability is a visible part of the conversion time.
@@ -66,6 +67,13 @@ class RuleSet:
         elif current != body:
             raise ValueError(f"rule {name!r} already defined with another body")
         return name
+
+    def unaliased(self, expr: str) -> str:
+        """``expr``, or the body of the rule it merely names: ``name ::= other-rule`` would only
+        add a hop."""
+        if _RULE_NAME.fullmatch(expr):
+            return self._bodies.get(expr) or expr
+        return expr
 
     def reserve(self, hint: str) -> str:
         name = self._fresh(hint)
