@@ -272,7 +272,6 @@ def _merge_plain(ranges: Iterable[Range]) -> tuple[Range, ...]:
     return tuple((lo, hi) for lo, hi in out)
 
 
-@lru_cache(maxsize=4096)
 def json_char_body(cs: CharSet) -> str:
     """GBNF alternatives for one JSON-encoded character whose decoded code point is in ``cs``."""
     alts = []
@@ -323,7 +322,6 @@ _LATIN1 = CharSet.of((0, 0xFF))
 _ABOVE_LATIN1 = CharSet.of((0x100, MAX_CODE_POINT))
 
 
-@lru_cache(maxsize=256)
 def _single_char_expr(cp: int) -> str:
     """Inline expression for one printable ASCII character: raw or ``\\u00HH``."""
     hi, lo = divmod(cp, 16)

@@ -243,8 +243,9 @@ def _contains(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None
         return _plain(em, atom, hint, pointer)
     counter = _ContainsWriter(em, cs, per_position, rest_split, lo, hi, t_cap, k_caps, hint)
     # Build from the largest counts down so that recursion depth stays small.
+    counts = sorted(itertools.product(*(range(cap + 1) for cap in k_caps)), reverse=True)
     for t in range(t_cap, 0, -1):
-        for k in sorted(itertools.product(*(range(cap + 1) for cap in k_caps)), reverse=True):
+        for k in counts:
             counter.rest(t, k)
     start = tuple(0 for _ in cs)
     options: list[Expr] = ["" if counter.done(0, start) else None]

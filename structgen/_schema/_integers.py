@@ -23,18 +23,20 @@ from ._digits import (
     seq,
     signed,
 )
+from ._ir import to_decimal
 from ._rules import RuleSet
 
-__all__ = ["MAX_ENUMERATED_MULTIPLES", "check_digits", "integer_bounds", "integer_rule", "to_decimal"]
+__all__ = ["MAX_ENUMERATED_MULTIPLES", "bound_decimal", "check_digits", "integer_bounds", "integer_rule"]
 
 #: A bounded range with at most this many multiples is spelled as a plain alternation instead.
 MAX_ENUMERATED_MULTIPLES = 256
 
 
-def to_decimal(value: Decimal | int | float) -> Decimal:
+def bound_decimal(value: Decimal | int | float) -> Decimal:
+    """A numeric bound as the exact decimal it spells (bools and NaN refused)."""
     if isinstance(value, bool):
         raise TypeError("a numeric bound must not be a bool")
-    result = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+    result = value if isinstance(value, Decimal) else to_decimal(value)
     if result.is_nan():
         raise SchemaError("a numeric bound must not be NaN")
     return result
@@ -61,7 +63,7 @@ def integer_bounds(
     ):
         if value is None:
             continue
-        d = to_decimal(value)
+        d = bound_decimal(value)
         if d.is_infinite():
             if (d > 0) == (sign > 0):  # +inf minimum or -inf maximum: nothing passes
                 return 1, 0

@@ -44,7 +44,7 @@ from ._digits import (
     seq,
     signed,
 )
-from ._integers import check_digits, integer_bounds, integer_rule, to_decimal
+from ._integers import bound_decimal, check_digits, integer_bounds, integer_rule
 from ._rules import RuleSet
 
 __all__ = ["MAX_EXPONENT_DIGITS", "number_rule"]
@@ -285,7 +285,7 @@ def _coefficient(step: Decimal) -> tuple[int, int]:
 
 def _tightest(candidates: list[tuple[Decimal | int | float | None, bool]], lower: bool) -> tuple[Decimal | None, bool]:
     """The tightest of some (bound, inclusive) pairs; on equal values the exclusive one is tighter."""
-    found = [(to_decimal(v), incl) for v, incl in candidates if v is not None]
+    found = [(bound_decimal(v), incl) for v, incl in candidates if v is not None]
     if not found:
         return None, True
     if lower:
@@ -310,7 +310,7 @@ def number_rule(
     ``integer`` restricts to integral values (type "integer"), written as integers or with a zero
     fraction ("3.0"). See the module docstring for the spellings accepted.
     """
-    step = None if multiple_of is None else to_decimal(multiple_of)
+    step = None if multiple_of is None else bound_decimal(multiple_of)
     if step is not None and step <= 0:
         raise SchemaError("multipleOf must be greater than 0", pointer=pointer, keyword="multipleOf")
     lo, lo_incl = _tightest([(minimum, True), (exclusive_minimum, False)], lower=True)

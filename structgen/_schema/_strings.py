@@ -17,7 +17,6 @@ either case, surrogate pairs) and never a raw control character.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -30,12 +29,11 @@ from ._frozen import cached_hash
 from ._regex import Alt, Anchor, Chars, Node, Repeat, Seq, length_bounds, parse_regex
 from ._regex_dfa import regex_dfa
 from ._rules import RuleSet
-from ._trie import exclusion_body
+from ._trie import CharSetRef, exclusion_body
 
 #: llama.cpp copies a repeated item once per count; larger counts are nested.
 MAX_REPEAT = 1000
 _QUOTE = '"\\""'
-CharSetRef = Callable[[CharSet], str]
 
 
 @cached_hash

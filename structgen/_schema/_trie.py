@@ -161,12 +161,7 @@ class _TrieText(_TrieBody):
         raise ValueError("templates are only made of tries shallower than _INLINE_DEPTH")
 
 
-@lru_cache(maxsize=4096)
-def _all_but(chars: str) -> CharSet:
-    return UNIVERSE - CharSet.chars(chars)
-
-
 @lru_cache(maxsize=16384)
 def _key_charset(key: str) -> CharSet:
     """A trie edge's characters: ``key`` itself, or every character but those after a ``^``."""
-    return _all_but(key[1:]) if key.startswith("^") else CharSet.chars(key)
+    return UNIVERSE - CharSet.chars(key[1:]) if key.startswith("^") else CharSet.chars(key)
