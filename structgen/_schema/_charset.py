@@ -344,7 +344,8 @@ def json_char_ref(rules: RuleSet, cs: CharSet) -> str:
         return inline
     if above_latin1:
         rules.add_named(U_ABOVE_LATIN1, _above_latin1_body())
-    return rules.add(hint, body)
+        return rules.add(hint, body, (U_ABOVE_LATIN1,))
+    return rules.add(hint, body, ())
 
 
 @lru_cache(maxsize=16384)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from ._charset import CharSet
 from ._dfa import DFA
-from ._rules import RuleSet
+from ._rules import RuleSet, expr_refs
 
 #: Chains of single-entry states are inlined into their parent rule up to this depth.
 _INLINE_DEPTH = 24
@@ -46,7 +46,8 @@ def emit_dfa(
         edges.append(out)
         for _, t in out:
             indegree[t] += 1
-    return _StateWriter(dfa, rules, hint, final, edges, indegree).write()
+    label_refs = {label: expr_refs(label) for label in labels.values()}
+    return _StateWriter(dfa, rules, hint, final, edges, indegree, label_refs).write()
 
 
 class _StateWriter:
@@ -54,9 +55,11 @@ class _StateWriter:
     closures are reference cycles that only the cyclic garbage collector frees)."""
 
     def __init__(self, dfa: DFA, rules: RuleSet, hint: str, final: str,
-                 edges: list[list[tuple[str, int]]], indegree: list[int]) -> None:
+                 edges: list[list[tuple[str, int]]], indegree: list[int],
+                 label_refs: dict[str, tuple[str, ...]]) -> None:
         self.dfa, self.rules, self.hint, self.final = dfa, rules, hint, final
-        self.edges, self.indegree = edges, indegree
+        self.edges, self.indegree, self.label_refs = edges, indegree, label_refs
+        self.final_refs = expr_refs(final)
         self.names: dict[int, str] = {}
         self.pending: list[int] = []
 
@@ -64,19 +67,27 @@ class _StateWriter:
         top = self.ref(0)
         while self.pending:
             s = self.pending.pop()
-            self.rules.define(self.names[s], " | ".join(self.alternatives(s, 0)))
+            refs: set[str] = set()  # what the body uses, so reachability need not scan it
+            body = " | ".join(self.alternatives(s, 0, refs))
+            self.rules.define(self.names[s], body, tuple(refs))
         return top
 
     def is_rule(self, s: int) -> bool:
         return s == 0 or self.indegree[s] != 1
 
-    def alternatives(self, s: int, depth: int) -> list[str]:
-        alts = [self.final] if self.dfa.accepting[s] else []
+    def alternatives(self, s: int, depth: int, refs: set[str]) -> list[str]:
+        alts = []
+        if self.dfa.accepting[s]:
+            alts.append(self.final)
+            refs.update(self.final_refs)
         for head, t in self.edges[s]:
+            refs.update(self.label_refs[head])
             if self.is_rule(t) or depth >= _INLINE_DEPTH:
-                alts.append(f"{head} {self.ref(t)}")
+                target = self.ref(t)
+                refs.add(target)
+                alts.append(f"{head} {target}")
                 continue
-            sub = self.alternatives(t, depth + 1)
+            sub = self.alternatives(t, depth + 1, refs)
             tail = sub[0] if len(sub) == 1 else "(" + " | ".join(sub) + ")"
             alts.append(f"{head} {tail}".rstrip())
         return alts

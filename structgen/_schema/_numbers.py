@@ -344,4 +344,6 @@ def number_rule(
         else:
             finite = _finite(iv)
             body = None if finite.is_empty() else _bounded_number(finite)
-    return None if body is None else rules.add(hint, body)
+    if body is None:
+        return None
+    return rules.add(hint, body, None if step is not None else ())  # bounds alone: no sub-rules

@@ -31,6 +31,9 @@ class RuleSet:
     def __init__(self) -> None:
         self._bodies: dict[str, str | None] = {}
         self._by_body: dict[str, str] = {}
+        #: The names a body refers to, where the caller knew them: the reachability walk then
+        #: need not scan that body's text (state machines and key tries are most of it).
+        self._refs: dict[str, tuple[str, ...]] = {}
         self._next_suffix: dict[str, int] = {}
         #: Per-grammar caches of other modules (string rules, character references), keyed by
         #: a tuple whose first item names the cache. An entry may only hold what asking again
@@ -48,14 +51,17 @@ class RuleSet:
         self._next_suffix[base] = n + 1
         return name
 
-    def add(self, hint: str, body: str) -> str:
-        """Return the name of a rule with this body, creating it if no rule has it yet."""
+    def add(self, hint: str, body: str, refs: tuple[str, ...] | None = None) -> str:
+        """Return the name of a rule with this body, creating it if no rule has it yet.
+        ``refs``, if given, are all the rule names ``body`` uses (see ``expr_refs``)."""
         existing = self._by_body.get(body)
         if existing is not None:
             return existing
         name = self._fresh(hint)
         self._bodies[name] = body
         self._by_body[body] = name
+        if refs is not None:
+            self._refs[name] = refs
         return name
 
     def add_named(self, name: str, body: str) -> str:
@@ -80,11 +86,13 @@ class RuleSet:
         self._bodies[name] = None
         return name
 
-    def define(self, name: str, body: str) -> None:
+    def define(self, name: str, body: str, refs: tuple[str, ...] | None = None) -> None:
         if self._bodies.get(name, "") is not None:
             raise ValueError(f"rule {name!r} was not reserved or is already defined")
         self._bodies[name] = body
         self._by_body.setdefault(body, name)
+        if refs is not None:
+            self._refs[name] = refs
 
     def __contains__(self, name: object) -> bool:
         return name in self._bodies
@@ -105,9 +113,11 @@ class RuleSet:
     def _reachable(self, root: str) -> set[str]:
         seen = {root}
         todo = [root]
-        bodies = self._bodies
+        bodies, known = self._bodies, self._refs
         while todo:
-            for ref in _words(bodies[todo.pop()] or ""):
+            name = todo.pop()
+            refs = known.get(name)
+            for ref in expr_refs(bodies[name] or "") if refs is None else refs:
                 if ref not in seen and ref in bodies:
                     seen.add(ref)
                     todo.append(ref)
@@ -115,9 +125,9 @@ class RuleSet:
 
 
 @lru_cache(maxsize=65536)
-def _words(body: str) -> tuple[str, ...]:
-    """The distinct bare words of a body, in order: the names it may refer to. Cached because
-    the same bodies (character classes, shared sub-rules) recur across many grammars."""
+def expr_refs(body: str) -> tuple[str, ...]:
+    """The distinct bare words of an expression, in order: the rule names it may use. Cached
+    because the same bodies (character classes, shared sub-rules) recur across many grammars."""
     words = dict.fromkeys(_REF.findall(body))
     words.pop("", None)  # literals and classes match with an empty group
     return tuple(words)

@@ -214,8 +214,8 @@ def _string_rule(
         return rules.add(hint, f"{quote}{body} {final}".strip() or '""')
     only_exclusion = not (regexes or spec.not_patterns or spec.min_length or spec.max_length is not None)
     if excluded and spec.only is None and only_exclusion:
-        body = exclusion_body(excluded, rules, hint, char, final)
-        return rules.add(hint, f"{quote}({body})" if quote else body)
+        body, refs = exclusion_body(excluded, rules, hint, char, final)
+        return rules.add(hint, f"{quote}({body})" if quote else body, refs)
     if simple and len(regexes) == 1:
         node = parse_regex(regexes[0][0], dotall=dotall)
         direct = _direct_body(node, spec, char, rules, hint)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from ._charset import UNIVERSE, CharSet
-from ._rules import RuleSet
+from ._rules import RuleSet, expr_refs
 
 #: Trie depth from which a node's alternatives become a rule of their own.
 _INLINE_DEPTH = 24
@@ -25,19 +25,23 @@ CharSetRef = Callable[[CharSet], str]
 Trie = dict[str, "Trie"]  # child per character; the key "" marks the end of a word
 
 
-def exclusion_body(words: list[str], rules: RuleSet, hint: str, char: CharSetRef, final: str) -> str:
+def exclusion_body(words: list[str], rules: RuleSet, hint: str, char: CharSetRef, final: str
+                   ) -> tuple[str, tuple[str, ...]]:
     """Any string but ``words`` (the usual "additional property name" case), straight from their
     trie: at each node, end (unless a word ends there), follow a child, or leave the trie with any
-    other character and then anything at all."""
+    other character and then anything at all. Also the rule names the text uses (for
+    ``RuleSet.add``: the reachability walk need not scan the text)."""
     writer = _TrieWriter(rules, hint, char, final)
     if max(map(len, words)) >= _INLINE_DEPTH or sum(map(len, words)) > MAX_TEMPLATE_CHARS:
-        return writer.body(_trie(words), 0)  # deep nodes become rules; huge sets stay uncached
-    # The same key sets recur across grammars: their text is kept with the character
-    # references as slots, filled by asking for the references in the order writing the text
-    # would have asked (so the rules they add are named exactly as before).
-    pieces, keys = _trie_template(tuple(words), final)
-    values = [writer.rest] + [writer.ref(key) for key in keys]
-    return "".join([values[p] if isinstance(p, int) else p for p in pieces])
+        text = writer.body(_trie(words), 0)  # deep nodes become rules; huge sets stay uncached
+    else:
+        # The same key sets recur across grammars: their text is kept with the character
+        # references as slots, filled by asking for the references in the order writing the
+        # text would have asked (so the rules they add are named exactly as before).
+        pieces, keys = _trie_template(tuple(words), final)
+        values = [writer.rest] + [writer.ref(key) for key in keys]
+        text = "".join([values[p] if isinstance(p, int) else p for p in pieces])
+    return text, tuple(writer.used)
 
 
 def _trie(words: list[str]) -> Trie:
@@ -130,15 +134,20 @@ class _TrieWriter(_TrieBody):
         # Per character, and per "any character but these" (key "^..."); shared by the tries of
         # one grammar (``final`` tells JSON from raw characters).
         self.refs: dict[str, str] = rules.memo.setdefault(("trie-refs", final), {})
+        #: The rule names the text uses (``final`` is a literal).
+        self.used = {self.rest}
 
     def ref(self, key: str) -> str:
         found = self.refs.get(key)
         if found is None:
             found = self.refs[key] = self.char(_key_charset(key))
+        self.used.update(expr_refs(found))
         return found
 
     def deep(self, sub: str) -> str:
-        return self.rules.add(f"{self.hint}-k", sub)
+        name = self.rules.add(f"{self.hint}-k", sub)
+        self.used.add(name)
+        return name
 
 
 class _TrieText(_TrieBody):
