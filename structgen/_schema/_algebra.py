@@ -87,6 +87,11 @@ def num_empty(atom: NumAtom) -> bool:
 class Algebra:
     def __init__(self, ctx: Normalizer) -> None:
         self.ctx = ctx
+        #: Intersections already made, by the identity of their operands (kept alive here, so
+        #: an id is never reused): the same sub-schemas meet again and again when objects and
+        #: ``oneOf`` branches are compared member by member. Identity, not equality, because
+        #: equal atoms may still be spelled differently (1 and 1.0).
+        self._intersections: dict[tuple[int, int, bool], tuple[IR, IR, IR]] = {}
 
     # ---------------------------------------------------------------- union clean-up
     def simplify(self, ir: IR) -> IR:
@@ -112,15 +117,34 @@ class Algebra:
             return a
         if not a or not b:
             return NOTHING
+        if any(isinstance(x, RefAtom) for x in a + b):
+            return self._intersect_refs(a, b, nested)
+        # Without references at the top the answer depends on the operands alone.
+        key = (id(a), id(b), nested)
+        known = self._intersections.get(key)
+        if known is not None:
+            return known[2]
+        if is_finite(a) or is_finite(b):
+            result = self._filter(a, b)
+        else:
+            result = self._atom_pairs(a, b)
+        self._intersections[key] = (a, b, result)
+        return result
+
+    def _intersect_refs(self, a: IR, b: IR, nested: bool) -> IR:
         if (is_finite(a) or is_finite(b)) and not self.ctx.busy(a + b):
-            # A filter; the validator reads references (and lazy negations) itself.
-            finite, other = (a, b) if is_finite(a) else (b, a)
-            return tuple(c for c in finite if self.ctx.accepts(other, c.value))  # type: ignore[union-attr]
-        refs = any(isinstance(x, RefAtom) for x in a + b)
-        if refs and (nested or self.ctx.busy(a + b)):
+            return self._filter(a, b)
+        if nested or self.ctx.busy(a + b):
             return (self.ctx.synthetic("and", (a, b)),)
-        if refs:
-            a, b = self.ctx.expand_all(a), self.ctx.expand_all(b)
+        return self._atom_pairs(self.ctx.expand_all(a), self.ctx.expand_all(b))
+
+    def _filter(self, a: IR, b: IR) -> IR:
+        """The values of the finite operand the other accepts (the validator reads references
+        and lazy negations itself)."""
+        finite, other = (a, b) if is_finite(a) else (b, a)
+        return tuple(c for c in finite if self.ctx.accepts(other, c.value))  # type: ignore[union-attr]
+
+    def _atom_pairs(self, a: IR, b: IR) -> IR:
         out: list[Atom] = []
         for x in a:
             for y in b:
