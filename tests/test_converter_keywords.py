@@ -63,6 +63,14 @@ ENUMS: list[Case] = [
     ("booleans are not numbers", {"enum": [1, True]}, ['1', 'true'], ['false', '0']),
     ("enum filtered by type", {"type": "string", "enum": ["a", 1]}, ['"a"'], ['1']),
     ("const with escapes", {"const": "a\"b\\c\n"}, ['"a\\"b\\\\c\\n"'], ['"a"']),
+    # A lone surrogate has only its escaped spelling; characters that do not print are escaped
+    # in the grammar text (which must encode as UTF-8) and still match raw.
+    ("const lone surrogate", {"const": "a\ud800b"}, ['"a\\ud800b"'], ['"ab"', '"a\\ud801b"']),
+    ("enum non-printing", {"enum": ["x\u00a0y", "\u2028"]},
+     ['"x\u00a0y"', '"x\\u00a0y"', '"\u2028"', '"\\u2028"'], ['"x y"', '"\\u2029"']),
+    ("property name non-printing", {"type": "object", "properties": {"\u200b": {"type": "null"}},
+                                    "required": ["\u200b"], "additionalProperties": False},
+     ['{"\u200b": null}', '{"\\u200b": null}'], ['{"": null}', '{"\\u200c": null}']),
 ]
 
 OBJECTS: list[Case] = [

@@ -89,6 +89,15 @@ def test_syntax_error_has_line_and_column() -> None:
     assert info.value.column is not None
 
 
+def test_lone_surrogate_is_an_error_with_line_and_column() -> None:
+    # llama.cpp reads UTF-8, which cannot hold a lone surrogate: a typed error here, not a
+    # UnicodeEncodeError when the sampler is built.
+    with pytest.raises(GrammarError) as info:
+        Grammar.from_string('root ::= "a" x\nx ::= "b\ud800"')
+    assert (info.value.line, info.value.column) == (2, 9)
+    str(info.value).encode("utf-8")  # the message itself prints
+
+
 def test_missing_root_is_an_error() -> None:
     with pytest.raises(GrammarError):
         Grammar.from_string('item ::= "a"')

@@ -5,32 +5,16 @@ For every tree the parser returns, ``parse_gbnf(format_gbnf(tree)) == tree``.
 
 from __future__ import annotations
 
-from .._escapes import escape_code_point
+from .._escapes import escape_code_point, gbnf_literal, literal_char
 from ._tree import Alt, Any, CharClass, Expr, GbnfGrammar, Literal, Repeat, RuleRef, Seq, Token
 
 __all__ = ["format_expr", "format_gbnf"]
 
-_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
-
-
 def _char(code: int, specials: str) -> str:
     """One character for a string or class body; ``specials`` get a backslash."""
-    if code > 0x10FFFF:
+    if code > 0x10FFFF:  # an escape in the source text may name one; it has no character
         return escape_code_point(code)
-    ch = chr(code)
-    if ch in _NAMED_ESCAPES:
-        return _NAMED_ESCAPES[ch]
-    if ch in specials:
-        return "\\" + ch
-    # Non-printable characters (controls, surrogates, format chars) are escaped so the
-    # text stays readable and survives UTF-8 encoding.
-    if not ch.isprintable() or 0xD800 <= code <= 0xDFFF:
-        return escape_code_point(code)
-    return ch
-
-
-def _literal(text: str) -> str:
-    return '"' + "".join(_char(ord(ch), '"') for ch in text) + '"'
+    return literal_char(chr(code), specials)
 
 
 def _char_class(node: CharClass) -> str:
@@ -57,7 +41,7 @@ def _emits_nothing(node: Expr) -> bool:
 def format_expr(node: Expr, *, top: bool = False) -> str:
     """``node`` as GBNF. ``top`` is a rule body, where alternatives need no parentheses."""
     if isinstance(node, Literal):
-        return _literal(node.text)
+        return gbnf_literal(node.text)
     if isinstance(node, CharClass):
         return _char_class(node)
     if isinstance(node, Any):

@@ -43,11 +43,15 @@ def _unescape(match: re.Match[str]) -> str:
     return _SIMPLE_ESCAPES[match.group(1)]
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def excerpt_at(text: str, line: int, column: int) -> str:
-    """The ``line``-th line of ``text`` and a caret under ``column``."""
+    """The ``line``-th line of ``text`` and a caret under ``column`` (a lone surrogate shown as
+    U+FFFD, so the message itself can be printed)."""
     lines = text.split("\n")
     source_line = lines[line - 1].rstrip("\r") if 0 < line <= len(lines) else ""
-    return f"{source_line}\n{' ' * (column - 1)}^"
+    return f"{_SURROGATE.sub(chr(0xFFFD), source_line)}\n{' ' * (column - 1)}^"
 
 
 # A parsed sequence element plus what llama.cpp's repetition logic needs to know of it:
@@ -357,6 +361,10 @@ def parse_gbnf(text: str, *, check_undefined: bool = True) -> GbnfGrammar:
     if not isinstance(text, str):
         raise TypeError(f"GBNF text must be str, not {type(text).__name__}")
     parser = _Parser(text, check_undefined=check_undefined)
+    surrogate = _SURROGATE.search(text)
+    if surrogate is not None:  # llama.cpp reads UTF-8, which cannot hold one
+        raise parser.error("a lone surrogate code point (the text cannot be encoded as UTF-8)",
+                           surrogate.start())
     try:
         return parser.parse()
     except RecursionError:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .._escapes import escape_code_point
+from .._escapes import escape_code_point, gbnf_literal
 from ._frozen import cached_hash
 from ._rules import RuleSet
 
@@ -143,19 +143,6 @@ def class_char(cp: int) -> str:
     """One code point as written inside a GBNF ``[...]`` class (``]``, ``\\``, ``^``, ``-`` escaped)."""
     ch = chr(cp)
     return ch if ch in _CLASS_SAFE else escape_code_point(cp)
-
-
-def gbnf_literal(text: str) -> str:
-    """A GBNF string literal ``"..."`` matching exactly ``text`` (ASCII-only grammar text)."""
-    out = []
-    for ch in text:
-        if ch == '"' or ch == "\\":
-            out.append("\\" + ch)
-        elif " " <= ch <= "~":
-            out.append(ch)
-        else:
-            out.append(escape_code_point(ord(ch)))
-    return '"' + "".join(out) + '"'
 
 
 def _class_items(ranges: Iterable[Range]) -> str:

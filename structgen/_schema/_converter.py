@@ -9,7 +9,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from .._errors import SchemaError, UnsupportedSchemaError
-from ._emit import Emitter, gbnf_literal
+from .._escapes import gbnf_literal
+from ._emit import Emitter
 from ._ir import Irreducible, StrAtom
 from ._normalize import Normalizer
 from ._options import GrammarOptions

@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from .._errors import SchemaError, UnsupportedSchemaError
+from .._escapes import gbnf_literal
 from ._integers import integer_bounds, integer_rule
 from ._ir import (
     ANY, IR, ArrAtom, Atom, BoolAtom, ConstAtom, Irreducible, NullAtom, NumAtom, ObjAtom, RefAtom,
@@ -31,18 +32,6 @@ from ._strings import StringSpec, json_string_rule
 
 #: Constant objects with at most this many keys are accepted in every key order.
 MAX_PERMUTED_KEYS = 4
-
-
-#: Characters a GBNF literal cannot hold as they are.
-_LITERAL_ESCAPES = {
-    **{c: f"\\x{c:02X}" for c in [*range(0x20), 0x7F]},
-    ord('"'): '\\"', ord("\\"): "\\\\", ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t",
-}
-
-
-def gbnf_literal(text: str) -> str:
-    """``text`` as a GBNF string literal."""
-    return '"' + text.translate(_LITERAL_ESCAPES) + '"'
 
 
 @lru_cache(maxsize=16384)
