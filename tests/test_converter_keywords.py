@@ -65,6 +65,11 @@ ENUMS: list[Case] = [
     ("const with escapes", {"const": "a\"b\\c\n"}, ['"a\\"b\\\\c\\n"'], ['"a"']),
     # A lone surrogate has only its escaped spelling; characters that do not print are escaped
     # in the grammar text (which must encode as UTF-8) and still match raw.
+    # JSON-equal numbers take the same spellings, however large.
+    ("const large float", {"const": 1e20}, ["100000000000000000000", "1e+20"],
+     ["100000000000000000001", "1e+21"]),
+    ("const large int", {"const": 10**20}, ["100000000000000000000", "1e+20"],
+     ["99999999999999999999"]),
     ("const lone surrogate", {"const": "a\ud800b"}, ['"a\\ud800b"'], ['"ab"', '"a\\ud801b"']),
     ("enum non-printing", {"enum": ["x\u00a0y", "\u2028"]},
      ['"x\u00a0y"', '"x\\u00a0y"', '"\u2028"', '"\\u2028"'], ['"x y"', '"\\u2029"']),

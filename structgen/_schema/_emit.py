@@ -57,11 +57,12 @@ def alt(options: list[str]) -> str | None:
 
 
 def number_spellings(value: int | float) -> list[str]:
-    """What ``json.dumps`` writes for this number as an int and as a float (1 == 1.0)."""
+    """What ``json.dumps`` writes for this number as an int and as a float (1 == 1.0): the
+    same spellings for equal values (1e20 and 10**20 both take "1e+20" and the 21 digits)."""
     spellings = [json.dumps(value)]
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+    if isinstance(value, float) and value.is_integer():
         spellings.append(str(int(value)))
-    if isinstance(value, int) and abs(value) < 2**1023 and float(value) == value:
+    if isinstance(value, int) and _float_twin(value):
         spellings.append(repr(float(value)))
     if value == 0:
         spellings += ["0", "0.0", "-0.0"]
@@ -271,6 +272,14 @@ class Emitter:
                                       False) for order in orders]
             return self.rules.add(hint, " | ".join(options))
         raise TypeError(f"not a JSON value: {value!r}")
+
+
+def _float_twin(value: int) -> bool:
+    """Whether a float equals the int ``value`` exactly."""
+    try:
+        return float(value) == value
+    except OverflowError:
+        return False
 
 
 def _lcm_with_one(step: Decimal) -> Decimal:
