@@ -91,7 +91,7 @@ class Algebra:
         #: an id is never reused): the same sub-schemas meet again and again when objects and
         #: ``oneOf`` branches are compared member by member. Identity, not equality, because
         #: equal atoms may still be spelled differently (1 and 1.0).
-        self._intersections: dict[tuple[int, int, bool], tuple[IR, IR, IR]] = {}
+        self._intersections: dict[tuple[int, int], tuple[IR, IR, IR]] = {}
 
     # ---------------------------------------------------------------- union clean-up
     def simplify(self, ir: IR) -> IR:
@@ -119,8 +119,9 @@ class Algebra:
             return NOTHING
         if any(isinstance(x, RefAtom) for x in a + b):
             return self._intersect_refs(a, b, nested)
-        # Without references at the top the answer depends on the operands alone.
-        key = (id(a), id(b), nested)
+        # Without references at the top the answer depends on the operands alone (``nested``
+        # only matters for references).
+        key = (id(a), id(b))
         known = self._intersections.get(key)
         if known is not None:
             return known[2]

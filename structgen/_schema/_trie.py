@@ -41,7 +41,7 @@ def exclusion_body(words: list[str], rules: RuleSet, hint: str, char: CharSetRef
         pieces, keys = _trie_template(tuple(words), final)
         values = [writer.rest] + [writer.ref(key) for key in keys]
         text = "".join([values[p] if isinstance(p, int) else p for p in pieces])
-    return text, tuple(writer.used)
+    return text, tuple({name for value in writer.used for name in expr_refs(value)})
 
 
 def _trie(words: list[str]) -> Trie:
@@ -134,14 +134,15 @@ class _TrieWriter(_TrieBody):
         # Per character, and per "any character but these" (key "^..."); shared by the tries of
         # one grammar (``final`` tells JSON from raw characters).
         self.refs: dict[str, str] = rules.memo.setdefault(("trie-refs", final), {})
-        #: The rule names the text uses (``final`` is a literal).
+        #: The references written into the text (rule names or inline groups; ``final`` is a
+        #: literal), read for the rule names they hold once the text is done.
         self.used = {self.rest}
 
     def ref(self, key: str) -> str:
         found = self.refs.get(key)
         if found is None:
             found = self.refs[key] = self.char(_key_charset(key))
-        self.used.update(expr_refs(found))
+        self.used.add(found)
         return found
 
     def deep(self, sub: str) -> str:
