@@ -10,6 +10,7 @@ from ._tree import Alt, Any, CharClass, Expr, GbnfGrammar, Literal, Repeat, Rule
 
 __all__ = ["format_expr", "format_gbnf"]
 
+
 def _char(code: int, specials: str) -> str:
     """One character for a string or class body; ``specials`` get a backslash."""
     if code > 0x10FFFF:  # an escape in the source text may name one; it has no character

@@ -11,8 +11,8 @@ import json
 import math
 import re
 from dataclasses import replace
-from functools import lru_cache
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from .._errors import SchemaError, UnsupportedSchemaError
@@ -27,8 +27,6 @@ from ._numbers import number_rule
 from ._options import FLEXIBLE_WHITESPACE_LIMIT, SEPARATORS, GrammarOptions
 from ._rules import RuleSet
 from ._strings import StringSpec, json_string_rule
-
-
 
 #: Constant objects with at most this many keys are accepted in every key order.
 MAX_PERMUTED_KEYS = 4
