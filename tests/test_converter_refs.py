@@ -117,3 +117,18 @@ def test_dynamic_ref_resolves_in_the_dynamic_scope() -> None:
     loose = json_schema_to_gbnf({"$ref": "https://example.com/tree.json"},
                                 refs={"https://example.com/tree.json": tree})
     assert accepts(loose, '{"children": [{"daat": 1}]}')
+
+
+@pytest.mark.parametrize("name", ["value", "ws", "latin1"])
+def test_definitions_named_like_builtin_rules(name: str) -> None:
+    # A definition's rule takes its name from the definition; the rules every grammar shares
+    # (any JSON value, flexible whitespace, the \u spellings of characters) must not end up
+    # pointing at it.
+    schema = {"$defs": {name: {"type": "boolean"}}, "type": "object",
+              "properties": {"b": {"$ref": f"#/$defs/{name}"}, "s": {"type": "string"}}}
+    for whitespace, extra in (("compact", '{"x": 1, "s": "\\u0101"}'),
+                              ("flexible", '{ "x" : [ 1 ] , "s" : "\\u0101" }')):
+        grammar = json_schema_to_gbnf(schema, whitespace=whitespace)
+        assert accepts(grammar, extra)
+        assert accepts(grammar, '{"b": true, "y": {"z": null}}')
+        assert not accepts(grammar, '{"b": 1}')

@@ -39,9 +39,7 @@ def convert(schema: Any, options: GrammarOptions) -> str:
     if not isinstance(document, (dict, bool)):
         raise SchemaError("a JSON Schema must be an object or a boolean")
     with _collector_paused():
-        resolver = Resolver(document, options.refs, options.allow_fetch)
-        norm = Normalizer(options, resolver)
-        return _convert_or_explain(document, resolver, norm, options)
+        return _convert_or_explain(document, options)
 
 
 @contextmanager
@@ -52,7 +50,9 @@ def _collector_paused() -> Iterator[None]:
     structures are freed by reference counting), yet those allocations trigger full collections
     whose cost is proportional to everything else the process holds: with a large heap they
     took a fifth of the conversion time. The collector is re-enabled on the way out (only if
-    this call disabled it, so nested or concurrent conversions leave it as they found it).
+    this call disabled it, so nested or concurrent conversions leave it as they found it), and
+    only once the conversion's structures are gone: the collection that re-enabling sets off
+    would otherwise walk all of them, and move them to an older generation just before they die.
     """
     if not gc.isenabled():
         yield
@@ -64,8 +64,9 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-def _convert_or_explain(document: Any, resolver: Resolver, norm: Normalizer,
-                        options: GrammarOptions) -> str:
+def _convert_or_explain(document: Any, options: GrammarOptions) -> str:
+    resolver = Resolver(document, options.refs, options.allow_fetch)
+    norm = Normalizer(options, resolver)
     try:
         return _convert(document, resolver, norm, options)
     except Irreducible as exc:

@@ -75,6 +75,7 @@ class Emitter:
         self._ref_names: dict[str, str] = {}
         self._ref_state: dict[str, str] = {}  # key -> "busy" | "done"
         self._containers: dict[tuple[Atom, str | None], tuple[Atom, str | None]] = {}
+        self._any_value: str | None = None
         if options.whitespace == "flexible":
             self.rules.add_named("ws", f"[ \\t\\n\\r]{{0,{FLEXIBLE_WHITESPACE_LIMIT}}}")
             self.sep, self.colon, self.tail = 'ws "," ws', 'ws ":" ws', "ws"
@@ -176,22 +177,24 @@ class Emitter:
 
     # ------------------------------------------------------------------ primitives
     def any_value(self) -> str:
-        if "value" in self.rules:
-            return "value"
-        self.rules.reserve("value")
+        """The rule for any JSON value, made once per grammar. Its name is remembered, not
+        assumed: a definition called "value" may have taken that name first."""
+        if self._any_value is not None:
+            return self._any_value
+        value = self._any_value = self.rules.reserve("value")
         string = self.string(StringSpec(), "string", "#")
         number = number_rule(self.rules, minimum=None, exclusive_minimum=None, maximum=None,
                              exclusive_maximum=None, multiple_of=None, integer=False,
                              hint="number", pointer="#")
-        kv = seq(string, self.colon, "value")
+        kv = seq(string, self.colon, value)
         obj = self.rules.add("object", self.container(self.open_obj, f"{kv} ( {self.sep} {kv} )*",
                                                       '"}"', optional=True))
         arr = self.rules.add("array", self.container(self.open_arr,
-                                                     f"value ( {self.sep} value )*", '"]"',
+                                                     f"{value} ( {self.sep} {value} )*", '"]"',
                                                      optional=True))
-        self.rules.define("value", f'{obj} | {arr} | {string} | {number} | "true" | "false" '
-                                   '| "null"')
-        return "value"
+        self.rules.define(value, f'{obj} | {arr} | {string} | {number} | "true" | "false" '
+                                 '| "null"')
+        return value
 
     def container(self, open_token: str, content: str | None, close: str, optional: bool) -> str:
         if content is None:

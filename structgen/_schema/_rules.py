@@ -14,6 +14,11 @@ _RULE_NAME = re.compile(r"[a-zA-Z0-9-]+")
 _REF = re.compile(r'"(?:[^"\\]++|\\.)*+"|\[(?:[^\]\\]++|\\.)*+\]|([a-zA-Z0-9-]+)')
 
 
+#: Names that ``add_named`` defines with a fixed body; generated names never take them, so a
+#: definition called "ws" cannot stand in for the whitespace rule.
+FIXED_NAMES = frozenset({"ws", "char-u-above-latin1"})
+
+
 @lru_cache(maxsize=65536)
 def rule_name_hint(text: str) -> str:
     """A valid GBNF rule name derived from arbitrary text (property names, titles...)."""
@@ -45,7 +50,7 @@ class RuleSet:
         name, n = base, self._next_suffix.get(base, 1)
         if n > 1:
             name = f"{base}-{n}"
-        while name in self._bodies:  # a suffixed name may clash with another hint's base
+        while name in self._bodies or name in FIXED_NAMES:  # a suffixed name may clash
             n += 1
             name = f"{base}-{n}"
         self._next_suffix[base] = n + 1
@@ -65,7 +70,8 @@ class RuleSet:
         return name
 
     def add_named(self, name: str, body: str) -> str:
-        """Define a rule under exactly ``name`` (builtins such as ``char``); idempotent."""
+        """Define a rule under exactly ``name`` (one of ``FIXED_NAMES``, or a name nothing else
+        can have taken yet); idempotent."""
         current = self._bodies.get(name)
         if current is None:
             self._bodies[name] = body
