@@ -119,7 +119,7 @@ def test_dynamic_ref_resolves_in_the_dynamic_scope() -> None:
     assert accepts(loose, '{"children": [{"daat": 1}]}')
 
 
-@pytest.mark.parametrize("name", ["value", "ws", "latin1"])
+@pytest.mark.parametrize("name", ["value", "ws", "latin1", "char", "chars"])
 def test_definitions_named_like_builtin_rules(name: str) -> None:
     # A definition's rule takes its name from the definition; the rules every grammar shares
     # (any JSON value, flexible whitespace, the \u spellings of characters) must not end up

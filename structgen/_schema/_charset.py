@@ -15,6 +15,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from hashlib import blake2b
 
 from .._escapes import escape_code_point, gbnf_literal
 from ._frozen import cached_hash
@@ -315,41 +316,68 @@ def _single_char_expr(cp: int) -> str:
     return f'("{chr(cp)}" | "\\\\u00" {_digit_class([hi])} {_digit_class([lo])})'
 
 
-def _hint(cs: CharSet) -> str:
+#: How many ranges a character rule's name spells out before it becomes a digest.
+_NAMED_RANGES = 4
+
+
+def char_rule_name(cs: CharSet) -> str:
+    """The name of the rule for one JSON character of ``cs``: the same in every grammar, so text
+    that uses it can be cached across grammars. ``char`` is every character; ``char-a-to-z-x5f``
+    spells the set (letters and digits as themselves, other code points as ``x`` and hex);
+    ``char-but-i-n`` spells what a set leaves out; ``chars-`` and a digest names the rest.
+    ``RuleSet`` keeps generated names out of this namespace."""
     if cs == UNIVERSE:
         return "char"
-    lo, hi = cs.ranges[0]
-    if len(cs.ranges) == 1 and chr(lo).isalnum() and chr(hi).isalnum() and hi < 0x80:
-        return f"char-{chr(lo)}-{chr(hi)}"
-    return "chars"
+    left_out = UNIVERSE - cs
+    if len(left_out.ranges) < min(len(cs.ranges), _NAMED_RANGES + 1):
+        return f"char-but-{_spell(left_out.ranges)}"
+    if len(cs.ranges) <= _NAMED_RANGES:
+        return f"char-{_spell(cs.ranges)}"
+    return "chars-" + blake2b(repr(cs.ranges).encode(), digest_size=8).hexdigest()
+
+
+def _spell(ranges: tuple[Range, ...]) -> str:
+    return "-".join(_spell_point(lo) if lo == hi else f"{_spell_point(lo)}-to-{_spell_point(hi)}"
+                    for lo, hi in ranges)
+
+
+def _spell_point(cp: int) -> str:
+    # One character tokens are themselves; "x" plus two or more hex digits is a code point.
+    return chr(cp) if 0x61 <= cp <= 0x7A or 0x30 <= cp <= 0x39 else f"x{cp:02x}"
 
 
 def json_char_ref(rules: RuleSet, cs: CharSet) -> str:
     """A GBNF expression (a rule name or a parenthesised group) for one JSON character of ``cs``."""
-    inline, hint, body, above_latin1 = _char_ref_parts(cs.ranges)
+    inline, needed = json_char_parts(cs.ranges)
     if inline is not None:
         return inline
-    if above_latin1:
-        rules.add_named(U_ABOVE_LATIN1, _above_latin1_body())
-        return rules.add(hint, body, (U_ABOVE_LATIN1,))
-    return rules.add(hint, body, ())
+    for rule in needed:
+        rules.add_named(*rule)
+    return needed[0][0]
+
+
+#: A rule of fixed name: (name, body, the rule names the body uses).
+NamedRule = tuple[str, str, tuple[str, ...]]
 
 
 @lru_cache(maxsize=16384)
-def _char_ref_parts(ranges: tuple[Range, ...]) -> tuple[str | None, str, str, bool]:
-    """(inline expression or None, rule hint, rule body, whether the body needs the shared
-    above-Latin-1 rule) for one JSON character of the set: pure, so shared by all grammars."""
+def json_char_parts(ranges: tuple[Range, ...]) -> tuple[str | None, tuple[NamedRule, ...]]:
+    """One JSON character of the set: an inline expression, or None and the rules to define
+    (the set's own first, then the shared one its body may use). Pure, so shared by all
+    grammars."""
     cs = CharSet(ranges)
     cp = cs.single()
     if cp is not None and 0x20 <= cp < 0x7F and cp not in (0x22, 0x2F, 0x5C):
-        return _single_char_expr(cp), "", "", False
+        return _single_char_expr(cp), ()
     body = json_char_body(cs)
-    return None, _hint(cs), body, U_ABOVE_LATIN1 in body
+    if U_ABOVE_LATIN1 not in body:
+        return None, ((char_rule_name(cs), body, ()),)
+    return None, ((char_rule_name(cs), body, (U_ABOVE_LATIN1,)), _above_latin1_rule())
 
 
 @lru_cache(maxsize=1)
-def _above_latin1_body() -> str:
-    return " | ".join(_after_u(_ABOVE_LATIN1))
+def _above_latin1_rule() -> NamedRule:
+    return U_ABOVE_LATIN1, " | ".join(_after_u(_ABOVE_LATIN1)), ()
 
 
 def raw_char_ref(cs: CharSet) -> str:

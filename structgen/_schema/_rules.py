@@ -14,9 +14,16 @@ _RULE_NAME = re.compile(r"[a-zA-Z0-9-]+")
 _REF = re.compile(r'"(?:[^"\\]++|\\.)*+"|\[(?:[^\]\\]++|\\.)*+\]|([a-zA-Z0-9-]+)')
 
 
-#: Names that ``add_named`` defines with a fixed body; generated names never take them, so a
-#: definition called "ws" cannot stand in for the whitespace rule.
-FIXED_NAMES = frozenset({"ws", "char-u-above-latin1"})
+#: Names that ``add_named`` defines with a fixed body: ``ws``, and the character rules
+#: (``char``, ``char-...``, ``chars-...``: see ``_charset.char_rule_name``), whose names say
+#: what they match so that text using them is the same in every grammar. Generated names keep
+#: out, so a definition called "char" cannot stand in for a character rule.
+FIXED_NAMES = frozenset({"ws", "char"})
+_FIXED_PREFIXES = ("char-", "chars-")
+
+
+def _is_fixed(name: str) -> bool:
+    return name in FIXED_NAMES or name.startswith(_FIXED_PREFIXES)
 
 
 @lru_cache(maxsize=65536)
@@ -47,10 +54,12 @@ class RuleSet:
 
     def _fresh(self, hint: str) -> str:
         base = rule_name_hint(hint)
+        if _is_fixed(base):
+            base = f"def-{base}"
         name, n = base, self._next_suffix.get(base, 1)
         if n > 1:
             name = f"{base}-{n}"
-        while name in self._bodies or name in FIXED_NAMES:  # a suffixed name may clash
+        while name in self._bodies:  # a suffixed name may clash with another hint's base
             n += 1
             name = f"{base}-{n}"
         self._next_suffix[base] = n + 1
@@ -69,13 +78,15 @@ class RuleSet:
             self._refs[name] = refs
         return name
 
-    def add_named(self, name: str, body: str) -> str:
-        """Define a rule under exactly ``name`` (one of ``FIXED_NAMES``, or a name nothing else
-        can have taken yet); idempotent."""
+    def add_named(self, name: str, body: str, refs: tuple[str, ...] | None = None) -> str:
+        """Define a rule under exactly ``name`` (a fixed name, see ``FIXED_NAMES``, or one that
+        nothing else can have taken yet); idempotent. ``refs`` as for ``add``."""
         current = self._bodies.get(name)
         if current is None:
             self._bodies[name] = body
             self._by_body.setdefault(body, name)
+            if refs is not None:
+                self._refs[name] = refs
         elif current != body:
             raise ValueError(f"rule {name!r} already defined with another body")
         return name

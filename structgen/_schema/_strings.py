@@ -29,7 +29,7 @@ from ._frozen import cached_hash
 from ._regex import Alt, Anchor, Chars, Node, Repeat, Seq, length_bounds, parse_regex
 from ._regex_dfa import regex_dfa
 from ._rules import RuleSet
-from ._trie import CharSetRef, exclusion_body
+from ._trie import CharSetRef, exclusion_body, json_exclusion_body
 
 #: llama.cpp copies a repeated item once per count; larger counts are nested.
 MAX_REPEAT = 1000
@@ -214,8 +214,11 @@ def _string_rule(
         return rules.add(hint, f"{quote}{body} {final}".strip() or '""')
     only_exclusion = not (regexes or spec.not_patterns or spec.min_length or spec.max_length is not None)
     if excluded and spec.only is None and only_exclusion:
-        body, refs = exclusion_body(excluded, rules, hint, char, final)
-        return rules.add(hint, f"{quote}({body})" if quote else body, refs)
+        if raw:
+            body, refs = exclusion_body(excluded, rules, hint, char)
+            return rules.add(hint, body, refs)
+        body, refs = json_exclusion_body(excluded, rules, hint)
+        return rules.add(hint, f"{quote}({body})", refs)
     if simple and len(regexes) == 1:
         node = parse_regex(regexes[0][0], dotall=dotall)
         direct = _direct_body(node, spec, char, rules, hint)

@@ -2,46 +2,59 @@
 
 At each trie node a key may end (unless a name ends there), follow a child, or leave the trie with
 any other character and then continue with anything at all. The same name sets recur across
-grammars, so the text of a trie is kept as a template whose character references are slots.
+grammars, and a JSON trie's text names its character rules by what they match (``char-but-i``),
+so that text is made once per name set and only its rules are added to each grammar.
 """
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from functools import lru_cache
+from functools import lru_cache, partial
 
-from ._charset import UNIVERSE, CharSet
+from ._charset import UNIVERSE, CharSet, NamedRule, json_char_parts, json_char_ref
 from ._rules import RuleSet, expr_refs
 
 #: Trie depth from which a node's alternatives become a rule of their own.
 _INLINE_DEPTH = 24
-#: Name sets with more characters than this are written afresh each time (a template's text
-#: grows with them, and the cache keeps up to TEMPLATES of them).
-MAX_TEMPLATE_CHARS = 2000
-TEMPLATES = 1024
+#: Name sets with more characters than this are written afresh each time (the cache keeps up
+#: to CACHED_TRIES of them, and their text grows with them).
+MAX_CACHED_CHARS = 2000
+CACHED_TRIES = 1024
 CharSetRef = Callable[[CharSet], str]
 Trie = dict[str, "Trie"]  # child per character; the key "" marks the end of a word
+#: The end of a JSON string, and the rule for the rest of a key that has left the trie.
+_QUOTE = '"\\""'
+_JSON_REST = ("char-rest", f"char* {_QUOTE}", ("char",))
 
 
-def exclusion_body(words: list[str], rules: RuleSet, hint: str, char: CharSetRef, final: str
+def json_exclusion_body(words: list[str], rules: RuleSet, hint: str
+                        ) -> tuple[str, tuple[str, ...]]:
+    """Any JSON string body but ``words``, closing quote included; also the rule names the text
+    uses (for ``RuleSet.add``: the reachability walk need not scan the text)."""
+    if max(map(len, words)) >= _INLINE_DEPTH or sum(map(len, words)) > MAX_CACHED_CHARS:
+        # Deep nodes become rules of this grammar; huge sets stay uncached.
+        json_char_ref(rules, UNIVERSE)  # what the rest rule repeats
+        writer = _TrieWriter(rules, hint, partial(json_char_ref, rules), _QUOTE,
+                             _add(rules, _JSON_REST))
+        return writer.body(_trie(words), 0), writer.names()
+    text, names, needed = _json_trie(tuple(words))
+    for rule in needed:
+        _add(rules, rule)
+    return text, names
+
+
+def exclusion_body(words: list[str], rules: RuleSet, hint: str, char: CharSetRef
                    ) -> tuple[str, tuple[str, ...]]:
-    """Any string but ``words`` (the usual "additional property name" case), straight from their
-    trie: at each node, end (unless a word ends there), follow a child, or leave the trie with any
-    other character and then anything at all. Also the rule names the text uses (for
-    ``RuleSet.add``: the reachability walk need not scan the text)."""
-    writer = _TrieWriter(rules, hint, char, final)
-    if max(map(len, words)) >= _INLINE_DEPTH or sum(map(len, words)) > MAX_TEMPLATE_CHARS:
-        text = writer.body(_trie(words), 0)  # deep nodes become rules; huge sets stay uncached
-    else:
-        # The same key sets recur across grammars: their text is kept with the character
-        # references as slots, filled by asking for the references in the order writing the
-        # text would have asked (so the rules they add are named exactly as before).
-        pieces, keys = _trie_template(tuple(words), final)
-        values = [writer.rest] + [writer.ref(key) for key in keys]
-        text = "".join([values[p] if isinstance(p, int) else p for p in pieces])
-    return text, tuple({name for value in writer.used for name in expr_refs(value)})
+    """Any string but ``words`` as bare characters (the raw-pattern mode), with the rule names
+    the text uses."""
+    rest = rules.add(f"{hint}-rest", f"{char(UNIVERSE)}*")
+    writer = _TrieWriter(rules, hint, char, "", rest)
+    return writer.body(_trie(words), 0), writer.names()
+
+
+def _add(rules: RuleSet, rule: NamedRule) -> str:
+    return rules.add_named(*rule)
 
 
 def _trie(words: list[str]) -> Trie:
@@ -54,25 +67,18 @@ def _trie(words: list[str]) -> Trie:
     return trie
 
 
-_SLOT = re.compile("\x00([0-9]+)\x00")  # NUL never occurs in grammar text
-
-
-@lru_cache(maxsize=TEMPLATES)
-def _trie_template(words: tuple[str, ...], final: str) -> tuple[tuple[str | int, ...], tuple[str, ...]]:
-    """The text of a shallow trie as pieces (text, or the number of a slot: 0 for the "rest"
-    rule, k for the k-th character reference asked for) and the references in asking order."""
-    writer = _TrieText(final)
+@lru_cache(maxsize=CACHED_TRIES)
+def _json_trie(words: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[NamedRule, ...]]:
+    """A shallow JSON trie's text, the rule names it uses, and every rule it needs defined."""
+    writer = _JsonTrieText()
     text = writer.body(_trie(list(words)), 0)
-    pieces: list[str | int] = []
-    for i, part in enumerate(_SLOT.split(text)):
-        pieces.append(int(part) if i % 2 else part)
-    return tuple(pieces), tuple(writer.asked)
+    return text, tuple(writer.direct), tuple(writer.needed.values())
 
 
 class _TrieBody(ABC):
     """The alternatives of each trie node (a class, not closures: a recursive closure is a
     reference cycle that only the cyclic garbage collector frees). Subclasses say what stands
-    for a character reference, for the "rest" rule and for a node deep enough to be a rule."""
+    for a character reference and for a node deep enough to be a rule."""
 
     final = ""
     rest = ""
@@ -128,15 +134,13 @@ class _TrieBody(ABC):
 class _TrieWriter(_TrieBody):
     """A trie's text with its rules added to ``rules``."""
 
-    def __init__(self, rules: RuleSet, hint: str, char: CharSetRef, final: str) -> None:
-        self.rules, self.hint, self.char, self.final = rules, hint, char, final
-        self.rest = rules.add(f"{hint}-rest", f"{char(UNIVERSE)}* {final}".strip())
-        # Per character, and per "any character but these" (key "^..."); shared by the tries of
-        # one grammar (``final`` tells JSON from raw characters).
-        self.refs: dict[str, str] = rules.memo.setdefault(("trie-refs", final), {})
+    def __init__(self, rules: RuleSet, hint: str, char: CharSetRef, final: str, rest: str
+                 ) -> None:
+        self.rules, self.hint, self.char, self.final, self.rest = rules, hint, char, final, rest
+        self.refs: dict[str, str] = {}
         #: The references written into the text (rule names or inline groups; ``final`` is a
         #: literal), read for the rule names they hold once the text is done.
-        self.used = {self.rest}
+        self.used = {rest}
 
     def ref(self, key: str) -> str:
         found = self.refs.get(key)
@@ -150,25 +154,40 @@ class _TrieWriter(_TrieBody):
         self.used.add(name)
         return name
 
+    def names(self) -> tuple[str, ...]:
+        return tuple({name for value in self.used for name in expr_refs(value)})
 
-class _TrieText(_TrieBody):
-    """A shallow trie's text with numbered slots instead of rule names (``_trie_template``)."""
 
-    def __init__(self, final: str) -> None:
-        self.final = final
-        self.rest = "\x000\x00"
-        self.slots: dict[str, str] = {}
-        self.asked: list[str] = []
+class _JsonTrieText(_TrieBody):
+    """A shallow JSON trie's text, collecting the character rules it needs (``_json_trie``)."""
+
+    final = _QUOTE
+    rest = _JSON_REST[0]
+
+    def __init__(self) -> None:
+        self.refs: dict[str, str] = {}
+        self.direct: dict[str, None] = {self.rest: None}
+        self.needed: dict[str, NamedRule] = {self.rest: _JSON_REST}
+        self._need_char(UNIVERSE)  # the rest rule's character
+
+    def _need_char(self, cs: CharSet) -> str:
+        inline, needed = json_char_parts(cs.ranges)
+        if inline is not None:
+            return inline
+        for rule in needed:
+            self.needed.setdefault(rule[0], rule)
+        return needed[0][0]
 
     def ref(self, key: str) -> str:
-        found = self.slots.get(key)
+        found = self.refs.get(key)
         if found is None:
-            self.asked.append(key)
-            found = self.slots[key] = f"\x00{len(self.asked)}\x00"
+            found = self.refs[key] = self._need_char(_key_charset(key))
+            if not found.startswith("("):  # a rule name, not an inline group
+                self.direct[found] = None
         return found
 
     def deep(self, sub: str) -> str:
-        raise ValueError("templates are only made of tries shallower than _INLINE_DEPTH")
+        raise ValueError("only tries shallower than _INLINE_DEPTH are cached")
 
 
 @lru_cache(maxsize=16384)
