@@ -10,11 +10,13 @@ T = TypeVar("T")
 
 
 def cached_hash(cls: type[T]) -> type[T]:
-    """Make a frozen dataclass remember its hash.
+    """Make a frozen dataclass remember its hash and its repr.
 
     IR atoms, string specs and character sets are nested tuples of such values; Python does not
     cache tuple hashes, so every dictionary lookup would rehash the whole tree. The value is the
     one the dataclass computes (hash of the field tuple), so set and dict behaviour is unchanged.
+    The repr tells equal values with different spellings apart (1 and 1.0) where the emitter
+    reuses what it wrote for an equal atom; it too would walk the whole tree every time.
     """
     compute: Callable[[Any], int] = cls.__hash__
 
@@ -31,6 +33,17 @@ def cached_hash(cls: type[T]) -> type[T]:
         # other memo kept beside the fields) would be wrong wherever the value is unpickled.
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
+    spell: Callable[[Any], str] = cls.__repr__
+
+    def __repr__(self: Any) -> str:
+        try:
+            return self.__dict__["_repr"]  # type: ignore[no-any-return]
+        except KeyError:
+            value = spell(self)
+            object.__setattr__(self, "_repr", value)
+            return value
+
     cls.__hash__ = __hash__  # type: ignore[method-assign]
+    cls.__repr__ = __repr__  # type: ignore[method-assign]
     cls.__getstate__ = __getstate__  # type: ignore[attr-defined]
     return cls

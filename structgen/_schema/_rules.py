@@ -22,15 +22,13 @@ FIXED_NAMES = frozenset({"ws", "char"})
 _FIXED_PREFIXES = ("char-", "chars-")
 
 
-def _is_fixed(name: str) -> bool:
-    return name in FIXED_NAMES or name.startswith(_FIXED_PREFIXES)
-
-
 @lru_cache(maxsize=65536)
 def rule_name_hint(text: str) -> str:
-    """A valid GBNF rule name derived from arbitrary text (property names, titles...)."""
+    """A valid GBNF rule name derived from arbitrary text (property names, titles...), outside
+    the fixed names."""
     name = _INVALID_NAME_CHARS.sub("-", text).strip("-").lower()
-    return name[:40].rstrip("-") or "r"
+    name = name[:40].rstrip("-") or "r"
+    return f"def-{name}" if name in FIXED_NAMES or name.startswith(_FIXED_PREFIXES) else name
 
 
 class RuleSet:
@@ -54,8 +52,6 @@ class RuleSet:
 
     def _fresh(self, hint: str) -> str:
         base = rule_name_hint(hint)
-        if _is_fixed(base):
-            base = f"def-{base}"
         name, n = base, self._next_suffix.get(base, 1)
         if n > 1:
             name = f"{base}-{n}"
