@@ -7,6 +7,7 @@ from dataclasses import fields
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 def cached_hash(cls: type[T]) -> type[T]:
@@ -18,32 +19,27 @@ def cached_hash(cls: type[T]) -> type[T]:
     The repr tells equal values with different spellings apart (1 and 1.0) where the emitter
     reuses what it wrote for an equal atom; it too would walk the whole tree every time.
     """
-    compute: Callable[[Any], int] = cls.__hash__
-
-    def __hash__(self: Any) -> int:
-        try:
-            return self.__dict__["_hash"]  # type: ignore[no-any-return]
-        except KeyError:
-            value = compute(self)
-            object.__setattr__(self, "_hash", value)
-            return value
 
     def __getstate__(self: Any) -> dict[str, Any]:
         # Only the fields: string hashes differ between processes, so a pickled hash (or any
         # other memo kept beside the fields) would be wrong wherever the value is unpickled.
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
-    spell: Callable[[Any], str] = cls.__repr__
-
-    def __repr__(self: Any) -> str:
-        try:
-            return self.__dict__["_repr"]  # type: ignore[no-any-return]
-        except KeyError:
-            value = spell(self)
-            object.__setattr__(self, "_repr", value)
-            return value
-
-    cls.__hash__ = __hash__  # type: ignore[method-assign]
-    cls.__repr__ = __repr__  # type: ignore[method-assign]
+    cls.__hash__ = _remembered(cls.__hash__, "_hash")  # type: ignore[method-assign,assignment]
+    cls.__repr__ = _remembered(cls.__repr__, "_repr")  # type: ignore[method-assign]
     cls.__getstate__ = __getstate__  # type: ignore[attr-defined]
     return cls
+
+
+def _remembered(compute: Callable[[Any], R], slot: str) -> Callable[[Any], R]:
+    """``compute`` as a method that keeps its answer in the instance's ``slot``."""
+
+    def method(self: Any) -> R:
+        try:
+            return self.__dict__[slot]  # type: ignore[no-any-return]
+        except KeyError:
+            value = compute(self)
+            object.__setattr__(self, slot, value)
+            return value
+
+    return method
