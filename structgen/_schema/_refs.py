@@ -88,10 +88,7 @@ class Resolver:
         self._keep: list[Any] = []  # keeps indexed documents alive so ids stay unique
         self._legacy_id = False
         self._dynamic_anchors: dict[str, set[str]] = {}
-        #: Whether the documents use $dynamicRef (then references carry their dynamic scope);
-        #: known up front for the root and ``refs``; a fetched document cannot turn it on.
-        self.dynamic = "$dynamicRef" in json.dumps(root) or any(
-            "$dynamicRef" in json.dumps(doc) for doc in self._refs.values())
+        self._saw_dynamic_ref = False
         if isinstance(root, dict):
             draft = str(root.get("$schema", ""))
             self._legacy_id = "draft-04" in draft or "draft-03" in draft
@@ -104,6 +101,12 @@ class Resolver:
         self._resources[DEFAULT_BASE] = root
         self._index(root, self.root_base, self.root_base, "")
         self.root_key = self.key_of(root, self.root_base + "#")
+        #: Whether the documents use $dynamicRef (then references carry their dynamic scope):
+        #: known up front for the root (seen while indexing it) and ``refs``; a document read
+        #: later cannot turn it on, and a $dynamicRef found only then is resolved statically
+        #: where that is exact (one resource declares its anchor) and refused otherwise.
+        self.dynamic = self._saw_dynamic_ref or any(
+            "$dynamicRef" in json.dumps(doc) for doc in self._refs.values())
 
     def _own_id(self, schema: Any) -> str | None:
         if not isinstance(schema, dict):
@@ -126,6 +129,8 @@ class Resolver:
             resource, rel = base, ""
             self._resources.setdefault(base, schema)
         self._where[id(schema)] = (base, resource, rel)
+        if "$dynamicRef" in schema:
+            self._saw_dynamic_ref = True
         for kw in ("$anchor", "$dynamicAnchor"):
             name = schema.get(kw)
             if isinstance(name, str):
