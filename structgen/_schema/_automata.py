@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ._charset import UNIVERSE, CharSet
+from ._charset import UNIVERSE, CharSet, merge_ranges
 from ._dfa import DFA, MAX_PRODUCT_STATES, MAX_STATES, TooLarge, minterms
 from ._minimize import minimize, trim
 
@@ -37,7 +37,7 @@ def finite_dfa(values: Iterable[str]) -> DFA:
                 delta[state][a] = len(delta) - 1
             state = delta[state][a]
         accepting[state] = True
-    return minimize(DFA(parts, delta, accepting))
+    return minimize(DFA(tuple(p.ranges for p in parts), delta, accepting))
 
 
 def exclusion_dfa(values: Iterable[str]) -> DFA:
@@ -59,7 +59,7 @@ def exclusion_dfa(values: Iterable[str]) -> DFA:
                 delta[state][a] = len(delta) - 1
             state = delta[state][a]
         accepting[state] = False
-    return DFA(parts, [tuple(row) for row in delta], accepting)
+    return DFA(tuple(p.ranges for p in parts), [tuple(row) for row in delta], accepting)
 
 
 def length_dfa(min_length: int, max_length: int | None) -> DFA:
@@ -69,7 +69,7 @@ def length_dfa(min_length: int, max_length: int | None) -> DFA:
         raise TooLarge
     delta = [(i + 1,) for i in range(top)] + [(top if max_length is None else -1,)]
     accepting = [i >= min_length for i in range(top + 1)]
-    return DFA([UNIVERSE], delta, accepting)
+    return DFA((UNIVERSE.ranges,), delta, accepting)
 
 
 # --- operations -----------------------------------------------------------------------------
@@ -89,7 +89,7 @@ def intersect(first: DFA, second: DFA) -> DFA:
         else:
             j += 1
     symbols = list(pairs)
-    alphabet = [CharSet.from_ranges(pairs[p]) for p in symbols]
+    alphabet = tuple(merge_ranges(pairs[p]) for p in symbols)
     # A pair of states (s, t) is numbered s * width + t: ints hash faster than tuples.
     width = len(second.delta)
     index = {0: 0}
@@ -162,13 +162,13 @@ def limit_length(dfa: DFA, min_length: int, max_length: int | None) -> DFA:
             row.append(known)
         delta.append(row)
     accepting = [dfa.accepting[s] and c >= min_length for s, c in order]
-    return minimize(DFA(list(dfa.alphabet), delta, accepting))
+    return minimize(DFA(dfa.symbols, delta, accepting))
 
 
 def complement(dfa: DFA) -> DFA:
     """Every string over all code points that ``dfa`` rejects."""
     sink = len(dfa.delta)
-    delta = [[t if t >= 0 else sink for t in row] for row in dfa.delta] + [[sink] * len(dfa.alphabet)]
+    delta = [[t if t >= 0 else sink for t in row] for row in dfa.delta] + [[sink] * len(dfa.symbols)]
     accepting = [not a for a in dfa.accepting] + [True]
     # The complement of a minimal DFA, completed with its sink, is minimal: trimming suffices.
-    return trim(DFA(list(dfa.alphabet), delta, accepting))
+    return trim(DFA(dfa.symbols, delta, accepting))

@@ -27,7 +27,7 @@ SURROGATE_LOW, SURROGATE_HIGH = 0xD800, 0xDFFF
 Range = tuple[int, int]
 
 
-def _merge(ranges: Iterable[Range]) -> tuple[Range, ...]:
+def merge_ranges(ranges: Iterable[Range]) -> tuple[Range, ...]:
     """Sort and merge overlapping or adjacent ranges, dropping surrogates and empty ranges."""
     if not isinstance(ranges, (list, tuple)):
         ranges = list(ranges)
@@ -60,15 +60,15 @@ class CharSet:
 
     @staticmethod
     def of(*ranges: Range) -> CharSet:
-        return CharSet(_merge(ranges))
+        return CharSet(merge_ranges(ranges))
 
     @staticmethod
     def from_ranges(ranges: Iterable[Range]) -> CharSet:
-        return CharSet(_merge(ranges))
+        return CharSet(merge_ranges(ranges))
 
     @staticmethod
     def chars(text: str) -> CharSet:
-        return CharSet(_merge((ord(c), ord(c)) for c in text))
+        return CharSet(merge_ranges((ord(c), ord(c)) for c in text))
 
     def __bool__(self) -> bool:
         return bool(self.ranges)
@@ -89,7 +89,7 @@ class CharSet:
         return None
 
     def __or__(self, other: CharSet) -> CharSet:
-        return CharSet(_merge(self.ranges + other.ranges))
+        return CharSet(merge_ranges(self.ranges + other.ranges))
 
     def __and__(self, other: CharSet) -> CharSet:
         out: list[Range] = []
@@ -112,7 +112,7 @@ class CharSet:
             gaps.append((prev, lo - 1))
             prev = hi + 1
         gaps.append((prev, MAX_CODE_POINT))
-        return CharSet(_merge(gaps))
+        return CharSet(merge_ranges(gaps))
 
     def __sub__(self, other: CharSet) -> CharSet:
         return self & other.complement()

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .._errors import UnsupportedSchemaError
-from ._charset import MAX_CODE_POINT, CharSet
+from ._charset import MAX_CODE_POINT, CharSet, Range
 
-__all__ = ["DFA", "MAX_PRODUCT_STATES", "MAX_STATES", "TooLarge", "minterms", "too_large"]
+__all__ = ["DFA", "MAX_PRODUCT_STATES", "MAX_STATES", "Symbols", "TooLarge", "minterms", "too_large"]
 
 #: Above this many states a construction gives up with UnsupportedSchemaError.
 MAX_STATES = 20_000
@@ -63,21 +63,29 @@ def minterms(labels: Iterable[CharSet]) -> tuple[list[CharSet], dict[CharSet, li
     return parts, of_label
 
 
+#: The alphabet of a DFA: each symbol's code points as a CharSet's ranges.
+Symbols = tuple[tuple[Range, ...], ...]
+
+
 @dataclass
 class DFA:
     """A deterministic automaton; state 0 is the start, ``delta[s][a]`` is -1 for the dead state."""
 
-    alphabet: list[CharSet]
-    # Finished automata hold tuple rows: cached automata live for the whole process, and tuples
-    # of ints drop out of the cyclic garbage collector's view where lists would be rescanned.
+    # Tuples of ints throughout (symbols as ranges, not CharSets; finished automata hold tuple
+    # rows): cached automata live for the whole process, and tuples of ints drop out of the
+    # cyclic garbage collector's view where lists and objects would be rescanned.
+    symbols: Symbols
     delta: Sequence[Sequence[int]]
     accepting: list[bool]
 
     def __post_init__(self) -> None:
-        # Tuples, like the rows: cached automata stay out of the garbage collector's scans.
-        table = tuple(sorted((lo, hi, a) for a, cs in enumerate(self.alphabet) for lo, hi in cs.ranges))
+        table = tuple(sorted((lo, hi, a) for a, ranges in enumerate(self.symbols) for lo, hi in ranges))
         self._starts = tuple([lo for lo, _, _ in table])
         self._table = table
+
+    @property
+    def alphabet(self) -> list[CharSet]:
+        return [CharSet(ranges) for ranges in self.symbols]
 
     def symbol(self, cp: int) -> int:
         i = bisect_right(self._starts, cp) - 1

@@ -26,7 +26,7 @@ def emit_dfa(
     edges: list[list[tuple[str, int]]] = []
     indegree = [0] * n
     labels: dict[tuple[int, ...], str] = {}
-    every_symbol = tuple(range(len(dfa.alphabet)))
+    every_symbol = tuple(range(len(dfa.symbols)))
     for row in dfa.delta:
         # The symbols leading to each target, targets in the order of their first symbol.
         distinct = dict.fromkeys(row)
@@ -41,7 +41,7 @@ def emit_dfa(
         out = []
         for t, key in targets.items():
             if key not in labels:
-                labels[key] = char_ref(CharSet.from_ranges(r for a in key for r in dfa.alphabet[a].ranges))
+                labels[key] = char_ref(CharSet.from_ranges(r for a in key for r in dfa.symbols[a]))
             out.append((labels[key], t))
         edges.append(out)
         for _, t in out:

@@ -8,12 +8,11 @@ that every state treats alike. :func:`trim` does the first step alone.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from operator import itemgetter
 from typing import Any
 
-from ._charset import CharSet
-from ._dfa import DFA
+from ._charset import merge_ranges
+from ._dfa import DFA, Symbols
 
 __all__ = ["minimize", "trim"]
 
@@ -22,7 +21,7 @@ def trim(dfa: DFA) -> DFA:
     """Drop states that are unreachable or cannot reach acceptance (renumbered breadth-first)."""
     live = _coreachable(dfa)
     if 0 not in live:
-        return DFA(list(dfa.alphabet), [(-1,) * len(dfa.alphabet)], [False])
+        return DFA(dfa.symbols, [(-1,) * len(dfa.symbols)], [False])
     number = {0: 0}
     order = [0]
     for s in order:
@@ -33,15 +32,15 @@ def trim(dfa: DFA) -> DFA:
     # New number of every old state (-1: dropped); the extra last entry maps -1 to itself.
     new = [number.get(t, -1) for t in range(len(dfa.delta))] + [-1]
     rows = [tuple(map(new.__getitem__, dfa.delta[s])) for s in order]
-    return DFA(list(dfa.alphabet), rows, [dfa.accepting[s] for s in order])
+    return DFA(dfa.symbols, rows, [dfa.accepting[s] for s in order])
 
 
 def minimize(dfa: DFA) -> DFA:
     """Trim dead and unreachable states, then merge equivalent ones (Hopcroft)."""
     live = _coreachable(dfa)
     if 0 not in live:
-        return DFA(list(dfa.alphabet), [(-1,) * len(dfa.alphabet)], [False])
-    n, k = len(dfa.delta), len(dfa.alphabet)
+        return DFA(dfa.symbols, [(-1,) * len(dfa.symbols)], [False])
+    n, k = len(dfa.delta), len(dfa.symbols)
     dead = n  # one explicit sink collects every missing or dead transition
     # Where each transition goes: live states stay, the rest (and -1, the last entry) go dead.
     target = [t if t in live else dead for t in range(n)] + [dead]
@@ -178,16 +177,16 @@ def _renumber(dfa: DFA, delta: list[list[int]], block_of: list[int], dead: int) 
     new = [number.get(b, -1) for b in block_of]
     rows = [list(map(new.__getitem__, delta[r])) for r in reps]
     accepting = [dfa.accepting[r] for r in reps]
-    return _merge_symbols(dfa.alphabet, rows, accepting)
+    return _merge_symbols(dfa.symbols, rows, accepting)
 
 
-def _merge_symbols(alphabet: Sequence[CharSet], rows: list[list[int]], accepting: list[bool]) -> DFA:
+def _merge_symbols(symbols: Symbols, rows: list[list[int]], accepting: list[bool]) -> DFA:
     """Fuse symbols that every state treats alike, keeping the alphabet small."""
     columns: dict[tuple[int, ...], list[int]] = {}
     for a, column in enumerate(zip(*rows)):
         columns.setdefault(column, []).append(a)
     merged = list(columns.values())
-    new_alphabet = [CharSet.from_ranges(r for a in group for r in alphabet[a].ranges) for group in merged]
+    new_symbols = tuple(merge_ranges(r for a in group for r in symbols[a]) for group in merged)
     # The first column of each group, transposed back into rows (tuples).
     new_rows: list[tuple[int, ...]] = list(zip(*columns)) if columns else [() for _ in rows]
-    return DFA(new_alphabet, new_rows, accepting)
+    return DFA(new_symbols, new_rows, accepting)

@@ -153,4 +153,4 @@ def _determinize(nfa: _NFA, final: int) -> DFA:
             row[a] = known
         delta.append(row)
         accepting.append(2 * final in current or 2 * final + 1 in current)
-    return DFA(parts, delta, accepting)
+    return DFA(tuple(p.ranges for p in parts), delta, accepting)
