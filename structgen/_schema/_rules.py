@@ -28,7 +28,9 @@ def rule_name_hint(text: str) -> str:
     the fixed names."""
     name = _INVALID_NAME_CHARS.sub("-", text).strip("-").lower()
     name = name[:40].rstrip("-") or "r"
-    return f"def-{name}" if name in FIXED_NAMES or name.startswith(_FIXED_PREFIXES) else name
+    # Digits alone would read like the counts of ``x{2,16}`` to the reachability scan.
+    fixed = name in FIXED_NAMES or name.startswith(_FIXED_PREFIXES) or name.isdigit()
+    return f"def-{name}" if fixed else name
 
 
 class RuleSet:
