@@ -311,11 +311,11 @@ def test_minimisation_methods_agree() -> None:
     # The three ways of merging states find the same classes on the complete automaton.
     dead = len(bounded.delta)
     complete = [[t if t >= 0 else dead for t in row] for row in bounded.delta]
-    complete.append([dead] * len(bounded.alphabet))
+    complete.append([dead] * len(bounded.symbols))
     accepting = bounded.accepting + [False]
     counts = {
         len(set(_minimize._moore(complete, accepting))),
-        len(set(_minimize._hopcroft(complete, bounded.accepting, len(bounded.alphabet)))),
+        len(set(_minimize._hopcroft(complete, bounded.accepting, len(bounded.symbols)))),
         len(set(_minimize._acyclic_classes(complete, bounded.accepting, dead) or [])),
     }
     assert counts == {len(bounded.delta) + 1}

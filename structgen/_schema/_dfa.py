@@ -1,8 +1,8 @@
 """The DFA value shared by every automaton construction, with its alphabet and state budgets.
 
-A :class:`DFA` runs over Unicode code points, but its alphabet is a short list of disjoint
-:class:`CharSet` s: the *minterms* (:func:`minterms`), the coarsest partition of the code points
-that the character sets involved never split. That keeps intersection, complement, minimisation
+A :class:`DFA` runs over Unicode code points, but its alphabet is a short list of disjoint sets
+of code points (kept as ranges): the *minterms* (:func:`minterms`), the coarsest partition of the
+code points that the character sets involved never split. That keeps intersection, complement, minimisation
 and GBNF emission (``_emit_dfa``) cheap. Constructions that outgrow ``MAX_STATES`` raise
 :class:`TooLarge`, which callers turn into UnsupportedSchemaError with :func:`too_large`.
 """
@@ -82,10 +82,6 @@ class DFA:
         table = tuple(sorted((lo, hi, a) for a, ranges in enumerate(self.symbols) for lo, hi in ranges))
         self._starts = tuple([lo for lo, _, _ in table])
         self._table = table
-
-    @property
-    def alphabet(self) -> list[CharSet]:
-        return [CharSet(ranges) for ranges in self.symbols]
 
     def symbol(self, cp: int) -> int:
         i = bisect_right(self._starts, cp) - 1

@@ -29,11 +29,10 @@ from ._frozen import cached_hash
 from ._regex import Alt, Anchor, Chars, Node, Repeat, Seq, length_bounds, parse_regex
 from ._regex_dfa import regex_dfa
 from ._rules import RuleSet
-from ._trie import CharSetRef, exclusion_body, json_exclusion_body
+from ._trie import QUOTE, CharSetRef, exclusion_body, json_exclusion_body
 
 #: llama.cpp copies a repeated item once per count; larger counts are nested.
 MAX_REPEAT = 1000
-_QUOTE = '"\\""'
 
 
 @cached_hash
@@ -205,7 +204,7 @@ def _string_rule(
     else:
         def char(cs: CharSet) -> str:
             return json_char_ref(rules, cs)
-        quote, final = _QUOTE + " ", _QUOTE
+        quote, final = QUOTE + " ", QUOTE
     regexes = _regexes(spec, pointer, dotall)
     excluded = sorted(v for v in spec.exclude if _scalar(v))
     simple = spec.only is None and not spec.not_patterns and not excluded

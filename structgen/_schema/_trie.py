@@ -24,8 +24,15 @@ CACHED_TRIES = 1024
 CharSetRef = Callable[[CharSet], str]
 Trie = dict[str, "Trie"]  # child per character; the key "" marks the end of a word
 #: The end of a JSON string, and the rule for the rest of a key that has left the trie.
-_QUOTE = '"\\""'
-_JSON_REST = ("char-rest", f"char* {_QUOTE}", ("char",))
+QUOTE = '"\\""'
+_JSON_REST = ("char-rest", f"char* {QUOTE}", ("char",))
+
+
+@lru_cache(maxsize=1)
+def _json_rest_rules() -> tuple[NamedRule, ...]:
+    """The rest rule and the character rules it uses."""
+    _, char_rules = json_char_parts(UNIVERSE.ranges)
+    return (_JSON_REST, *char_rules)
 
 
 def json_exclusion_body(words: list[str], rules: RuleSet, hint: str
@@ -34,13 +41,13 @@ def json_exclusion_body(words: list[str], rules: RuleSet, hint: str
     uses (for ``RuleSet.add``: the reachability walk need not scan the text)."""
     if max(map(len, words)) >= _INLINE_DEPTH or sum(map(len, words)) > MAX_CACHED_CHARS:
         # Deep nodes become rules of this grammar; huge sets stay uncached.
-        json_char_ref(rules, UNIVERSE)  # what the rest rule repeats
-        writer = _TrieWriter(rules, hint, partial(json_char_ref, rules), _QUOTE,
-                             _add(rules, _JSON_REST))
+        for rule in _json_rest_rules():
+            rules.add_named(*rule)
+        writer = _TrieWriter(rules, hint, partial(json_char_ref, rules), QUOTE, _JSON_REST[0])
         return writer.body(_trie(words), 0), writer.names()
     text, names, needed = _json_trie(tuple(words))
     for rule in needed:
-        _add(rules, rule)
+        rules.add_named(*rule)
     return text, names
 
 
@@ -51,10 +58,6 @@ def exclusion_body(words: list[str], rules: RuleSet, hint: str, char: CharSetRef
     rest = rules.add(f"{hint}-rest", f"{char(UNIVERSE)}*")
     writer = _TrieWriter(rules, hint, char, "", rest)
     return writer.body(_trie(words), 0), writer.names()
-
-
-def _add(rules: RuleSet, rule: NamedRule) -> str:
-    return rules.add_named(*rule)
 
 
 def _trie(words: list[str]) -> Trie:
@@ -161,14 +164,13 @@ class _TrieWriter(_TrieBody):
 class _JsonTrieText(_TrieBody):
     """A shallow JSON trie's text, collecting the character rules it needs (``_json_trie``)."""
 
-    final = _QUOTE
+    final = QUOTE
     rest = _JSON_REST[0]
 
     def __init__(self) -> None:
         self.refs: dict[str, str] = {}
         self.direct: dict[str, None] = {self.rest: None}
-        self.needed: dict[str, NamedRule] = {self.rest: _JSON_REST}
-        self._need_char(UNIVERSE)  # the rest rule's character
+        self.needed: dict[str, NamedRule] = {rule[0]: rule for rule in _json_rest_rules()}
 
     def _need_char(self, cs: CharSet) -> str:
         inline, needed = json_char_parts(cs.ranges)
