@@ -100,6 +100,9 @@ def _one_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) ->
                 continue  # values of different JSON types never overlap
             if _clearly_disjoint(expanded, i, j):
                 continue
+            if _share_an_atom(branches[i], branches[j]):
+                overlapping |= {i, j}  # an atom meets itself: no need to intersect the rest
+                continue
             if branches[i] and branches[j] and algebra.intersect(branches[i], branches[j]):
                 overlapping |= {i, j}
     out: list[Any] = []
@@ -140,6 +143,10 @@ def _clearly_disjoint(expanded: _Expansions, i: int, j: int) -> bool:
         return False
     x, y = expanded.of(i), expanded.of(j)
     return all(_atoms_disjoint(a, b) for a in x for b in y)
+
+
+def _share_an_atom(x: IR, y: IR) -> bool:
+    return bool(set(x) & set(y))
 
 
 def _atoms_disjoint(a: Atom, b: Atom) -> bool:
