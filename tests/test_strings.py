@@ -12,8 +12,11 @@ from hypothesis import strategies as st
 
 from structgen._errors import SchemaError, UnsupportedSchemaError
 from structgen._schema import _automata, _minimize, _regex_dfa
-from structgen._schema._automata import complement, exclusion_dfa, finite_dfa, intersect, length_dfa
+from structgen._schema._automata import (
+    complement, exclusion_dfa, finite_dfa, intersect, length_dfa, union_all,
+)
 from structgen._schema._regex import parse_regex
+from structgen._schema import json_schema_to_gbnf
 from structgen._schema._rules import RuleSet
 from structgen._schema._strings import StringSpec, json_string_rule, repeat_expr, string_matches
 from structgen.testing import accepts
@@ -201,6 +204,10 @@ def test_automata_operations() -> None:
     assert short.length_bounds() == (1, 2)
     names = exclusion_dfa(["ab", ""])
     assert [names.matches(w) for w in ("", "a", "ab", "abc", "b")] == [False, True, False, True, True]
+    # Alphabets that cover different code points: "é" only in the first, "z" only in the last.
+    either = union_all([finite_dfa(["é", "ab"]), words, finite_dfa(["z"])])
+    assert [either.matches(w) for w in ("é", "ab", "abc", "b", "z", "a", "")] == \
+        [True, True, True, True, True, False, False]
 
 
 # --- properties -------------------------------------------------------------------------------
@@ -252,6 +259,37 @@ def test_grammar_agrees_with_string_matches(pattern: str, values: list[str], low
                 assert not verdict
                 continue
             assert accepts(text, json.dumps(value)) == verdict, (spec, value, text)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(small_regexes(), min_size=2, max_size=4), st.lists(TEXTS, min_size=1, max_size=6))
+def test_union_of_automata_is_the_union_of_languages(patterns: list[str], values: list[str]) -> None:
+    parts = [_regex_dfa.regex_dfa(parse_regex(p)) for p in patterns]
+    either = union_all(parts)
+    for value in values:
+        assert either.matches(value) == any(p.matches(value) for p in parts), (patterns, value)
+
+
+def test_alternative_patterns_share_one_automaton_cut_once() -> None:
+    # Related patterns under common length bounds: one automaton for their union, cut to length
+    # once, costs what one branch does (one cut automaton per branch cost four times as much).
+    related = [{"pattern": p} for p in ("^a.*z", "^b.*z", "^c.*z", "^d.*z")]
+    # Unrelated forbidden patterns: their union would multiply states, so each branch stays.
+    unrelated = [{"not": {"pattern": p}} for p in ("ab", "bc", "ca", "^a", "c$")]
+    rng = random.Random(11)
+    for branches, low, high, letters in ((related, 5, 30, "abcdz"), (unrelated, 3, 12, "abc")):
+        schema = {"type": "string", "minLength": low, "maxLength": high, "anyOf": branches}
+        text = json_schema_to_gbnf(schema)
+        alone = json_schema_to_gbnf({**schema, "anyOf": branches[:1]})
+        assert (len(text) < 1.1 * len(alone)) == (branches is related)
+        for _ in range(60):
+            value = "".join(rng.choice(letters) for _ in range(rng.randrange(1, high + 3)))
+            matches = [re.search(b.get("pattern") or b["not"]["pattern"], value) is not None
+                       for b in branches]
+            if branches is unrelated:
+                matches = [not m for m in matches]
+            expected = low <= len(value) <= high and any(matches)
+            assert accepts(text, json.dumps(value)) == expected, value
 
 
 def test_nullable_repetitions_do_not_become_left_recursion() -> None:

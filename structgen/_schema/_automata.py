@@ -1,7 +1,8 @@
 """Finite automata over Unicode code points, for the string keywords a grammar alone cannot combine.
 
 This module builds DFAs from word lists and length bounds and combines them: intersection (all
-patterns, formats, length bounds), length limits and complement (forbidden patterns and names).
+patterns, formats, length bounds), union (alternative strings that share one automaton), length
+limits and complement (forbidden patterns and names).
 The :class:`DFA` value lives in ``_dfa``, regex construction in ``_regex_dfa`` and minimisation
 in ``_minimize``.
 """
@@ -14,7 +15,8 @@ from ._charset import UNIVERSE, CharSet, merge_ranges
 from ._dfa import DFA, MAX_PRODUCT_STATES, MAX_STATES, TooLarge, minterms
 from ._minimize import minimize, trim
 
-__all__ = ["complement", "exclusion_dfa", "finite_dfa", "intersect", "length_dfa", "limit_length"]
+__all__ = ["complement", "exclusion_dfa", "finite_dfa", "intersect", "length_dfa", "limit_length",
+           "union_all"]
 
 
 # --- construction ---------------------------------------------------------------------------
@@ -115,6 +117,73 @@ def intersect(first: DFA, second: DFA) -> DFA:
         delta.append(row)
     accepting = [first.accepting[p // width] and second.accepting[p % width] for p in order]
     return minimize(DFA(alphabet, delta, accepting))
+
+
+def union_all(dfas: list[DFA]) -> DFA:
+    """The minimal DFA of the union of the languages, merged pairwise in a balanced tree so that
+    every intermediate product stays minimal and small."""
+    while len(dfas) > 1:
+        merged = [_union(dfas[i], dfas[i + 1]) for i in range(0, len(dfas) - 1, 2)]
+        dfas = merged + dfas[len(dfas) - len(dfas) % 2:]
+    return dfas[0]
+
+
+def _union(first: DFA, second: DFA) -> DFA:
+    """The product automaton accepting what either accepts. Unlike an intersection, a side may
+    have left its automaton (-1) while the other goes on, and a code point that only one side
+    reads is still a symbol."""
+    pairs: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    table_a, table_b = first._table, second._table
+    i = j = 0
+    cp = 0  # the next code point not yet assigned to a pair of symbols
+    while i < len(table_a) or j < len(table_b):
+        lo_a, hi_a, a = table_a[i] if i < len(table_a) else (_END, _END, -1)
+        lo_b, hi_b, b = table_b[j] if j < len(table_b) else (_END, _END, -1)
+        cp = max(cp, min(lo_a, lo_b))
+        in_a, in_b = lo_a <= cp, lo_b <= cp
+        # The run of code points from cp on where membership in both tables stays the same.
+        hi = min(hi_a if in_a else lo_a - 1, hi_b if in_b else lo_b - 1)
+        pairs.setdefault((a if in_a else -1, b if in_b else -1), []).append((cp, hi))
+        cp = hi + 1
+        if in_a and hi == hi_a:
+            i += 1
+        if in_b and hi == hi_b:
+            j += 1
+    symbols = list(pairs)
+    alphabet = tuple(merge_ranges(pairs[p]) for p in symbols)
+    # A pair of states is numbered (s + 1) * width + (t + 1), -1 standing for "left".
+    width = len(second.delta) + 1
+    index = {width + 1: 0}
+    order = [width + 1]
+    delta: list[list[int]] = []
+    first_delta, second_delta = first.delta, second.delta
+    for pair in order:
+        s, t = pair // width - 1, pair % width - 1
+        row_a = first_delta[s] if s >= 0 else None
+        row_b = second_delta[t] if t >= 0 else None
+        row = []
+        for a, b in symbols:
+            ns = row_a[a] if row_a is not None and a >= 0 else -1
+            nt = row_b[b] if row_b is not None and b >= 0 else -1
+            if ns < 0 and nt < 0:
+                row.append(-1)
+                continue
+            key = (ns + 1) * width + nt + 1
+            known = index.get(key)
+            if known is None:
+                if len(order) >= MAX_STATES:
+                    raise TooLarge
+                known = index[key] = len(order)
+                order.append(key)
+            row.append(known)
+        delta.append(row)
+    accepting = [(p // width > 0 and first.accepting[p // width - 1])
+                 or (p % width > 0 and second.accepting[p % width - 1]) for p in order]
+    return minimize(DFA(alphabet, delta, accepting))
+
+
+#: Past every code point: a table that has run out.
+_END = 0x110000 + 1
 
 
 def limit_length(dfa: DFA, min_length: int, max_length: int | None) -> DFA:

@@ -15,7 +15,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from .._errors import SchemaError, UnsupportedSchemaError
+from .._errors import SchemaError, StructgenError, UnsupportedSchemaError
 from .._escapes import gbnf_literal
 from ._integers import integer_bounds, integer_rule
 from ._ir import (
@@ -26,7 +26,7 @@ from ._normalize import Normalizer
 from ._numbers import number_rule
 from ._options import FLEXIBLE_WHITESPACE_LIMIT, SEPARATORS, GrammarOptions
 from ._rules import RuleSet
-from ._strings import StringSpec, json_string_rule
+from ._strings import StringSpec, json_string_rule, json_union_rule, union_groups
 
 #: Constant objects with at most this many keys are accepted in every key order.
 MAX_PERMUTED_KEYS = 4
@@ -91,14 +91,36 @@ class Emitter:
         """An expression for the JSON texts of the values in ``ir``; None if there are none."""
         if ir == ANY:
             return self.any_value()
+        united = self._string_unions(ir, hint, pointer)
         options = []
         for atom in ir:
-            expr = self.emit_atom(atom, hint, pointer, head)
+            if isinstance(atom, StrAtom) and atom.spec in united:
+                expr = united[atom.spec]
+            else:
+                expr = self.emit_atom(atom, hint, pointer, head)
             if expr is not None:
                 options.append(expr)
         if len(options) > 1:
             return self.rules.add(hint, " | ".join(dict.fromkeys(options)))
         return options[0] if options else None
+
+    def _string_unions(self, ir: IR, hint: str, pointer: str) -> dict[StringSpec, str | None]:
+        """The string atoms written as one automaton (``union_groups``): the first of each group
+        maps to the union's rule, the others to None."""
+        specs = [a.spec for a in ir if isinstance(a, StrAtom)]
+        if len(specs) < 2:
+            return {}
+        united: dict[StringSpec, str | None] = {}
+        for group in union_groups(specs, self.options.dotall):
+            try:
+                rule = json_union_rule(self.rules, group, hint=hint, pointer=pointer,
+                                       dotall=self.options.dotall)
+            except StructgenError:
+                continue  # one by one, where each error is raised or dropped as usual
+            if rule is not False:
+                united.update(dict.fromkeys(group, None))
+                united[group[0]] = rule
+        return united
 
     def emit_atom(self, atom: Atom, hint: str, pointer: str, head: frozenset[str]) -> str | None:
         if isinstance(atom, RefAtom):

@@ -10,6 +10,7 @@ Four routes, cheapest first:
    ``{m,n}`` counts (small grammars that llama.cpp runs fast); length bounds fold into the one
    variable-length part when there is exactly one;
 4. anything else: a minimal DFA of the intersection of every constraint, one rule per state.
+   Alternative strings of this kind (``anyOf`` over patterns) share one DFA, their union.
 
 Every route accepts every JSON spelling of an allowed string (raw, short escapes, ``\\uHHHH`` in
 either case, surrogate pairs) and never a raw control character.
@@ -18,10 +19,13 @@ either case, surrogate pairs) and never a raw control character.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
+from typing import Literal
 
-from .._errors import UnsupportedSchemaError
-from ._automata import complement, exclusion_dfa, finite_dfa, intersect, length_dfa, limit_length
+from .._errors import StructgenError, UnsupportedSchemaError
+from ._automata import (
+    complement, exclusion_dfa, finite_dfa, intersect, length_dfa, limit_length, union_all,
+)
 from ._charset import UNIVERSE, CharSet, json_char_ref, raw_char_ref
 from ._dfa import DFA, TooLarge, too_large
 from ._emit_dfa import emit_dfa
@@ -141,17 +145,80 @@ def _spec_dfa(spec: StringSpec, dotall: bool) -> DFA | tuple[str, int]:
         keyword = "maxLength" if spec.max_length is not None else "minLength"
         if dfa is None:
             return length_dfa(spec.min_length, spec.max_length)
-        if dfa.is_empty():
-            return dfa
-        low, high = dfa.length_bounds()
-        need_min = spec.min_length > low
-        need_max = spec.max_length is not None and (high is None or high > spec.max_length)
-        if need_min or need_max:
-            keyword = "maxLength" if need_max else "minLength"
-            dfa = limit_length(dfa, spec.min_length if need_min else 0, spec.max_length if need_max else None)
+        return _within_lengths(dfa, spec.min_length, spec.max_length)
     except TooLarge as error:
         return keyword, error.limit
-    return dfa
+
+
+def _within_lengths(dfa: DFA, min_length: int, max_length: int | None) -> DFA | tuple[str, int]:
+    """``dfa`` cut to the length bounds where it does not keep them already, or (keyword,
+    state limit) when the cut grows too large."""
+    if dfa.is_empty():
+        return dfa
+    low, high = dfa.length_bounds()
+    need_min = min_length > low
+    need_max = max_length is not None and (high is None or high > max_length)
+    if not (need_min or need_max):
+        return dfa
+    try:
+        return limit_length(dfa, min_length if need_min else 0, max_length if need_max else None)
+    except TooLarge as error:
+        return ("maxLength" if need_max else "minLength"), error.limit
+
+
+def union_groups(specs: list[StringSpec], dotall: bool) -> list[tuple[StringSpec, ...]]:
+    """The specs better written as one automaton: those that take route 4 by a pattern, format
+    or forbidden pattern, grouped by their length bounds, in groups of two or more. Cut to
+    length one by one, such alternatives can take a hundred times the states of their union
+    cut once (``not``/``anyOf`` nests over patterns), and each leaves the sampler one more
+    branch to follow."""
+    groups: dict[tuple[int, int | None], list[StringSpec]] = {}
+    for spec in specs:
+        if spec.only is None and (spec.patterns or spec.formats or spec.not_patterns):
+            try:
+                if _direct_tree(spec, _regexes(spec, "", dotall), dotall) is not None:
+                    continue
+            except StructgenError:
+                continue  # its error comes when it is written on its own
+            groups.setdefault((spec.min_length, spec.max_length), []).append(spec)
+    return [tuple(g) for g in groups.values() if len(g) > 1]
+
+
+def json_union_rule(rules: RuleSet, specs: tuple[StringSpec, ...], *, hint: str, pointer: str,
+                    dotall: bool = False) -> str | None | Literal[False]:
+    """One rule for every string any of ``specs`` allows (they share their length bounds), None
+    if none; False when their union has no automaton within budget (write them one by one)."""
+    for spec in specs:
+        _regexes(spec, pointer, dotall)  # errors as for the one-by-one route
+    memo = rules.memo
+    key = ("union", specs, dotall)
+    if key not in memo:
+        dfa = _union_dfa(specs, dotall)
+        memo[key] = False if dfa is None else _emit_string_dfa(
+            rules, dfa, hint, partial(json_char_ref, rules), QUOTE + " ", QUOTE)
+    result: str | None | Literal[False] = memo[key]
+    return result
+
+
+@lru_cache(maxsize=256)
+def _union_dfa(specs: tuple[StringSpec, ...], dotall: bool) -> DFA | None:
+    """The union's DFA (lengths cut once, after the union), or None when writing the specs one
+    by one is better: the union has more states than its parts together (unrelated patterns
+    multiply where related ones share), or it grows too large."""
+    parts = []
+    for spec in specs:
+        part = _spec_dfa(replace(spec, min_length=0, max_length=None), dotall)
+        if isinstance(part, tuple):
+            return None
+        parts.append(part)
+    try:
+        dfa = union_all(parts)
+    except TooLarge:
+        return None
+    if len(dfa.delta) > sum(len(part.delta) for part in parts):
+        return None
+    cut = _within_lengths(dfa, specs[0].min_length, specs[0].max_length)
+    return None if isinstance(cut, tuple) else cut
 
 
 @lru_cache(maxsize=4096)
@@ -218,18 +285,22 @@ def _string_rule(
             return rules.add(hint, body, refs)
         body, refs = json_exclusion_body(excluded, rules, hint)
         return rules.add(hint, f"{quote}({body})", refs)
-    if simple and len(regexes) == 1:
-        node = parse_regex(regexes[0][0], dotall=dotall)
-        direct = _direct_body(node, spec, char, rules, hint)
-        if direct is not None:
-            if direct == "":
-                return None
-            return rules.add(hint, f"{quote}{direct} {final}".strip())
+    direct = _direct_tree(spec, regexes, dotall)
+    if direct == "":
+        return None
+    if direct is not None:
+        body, _ = _Emitter(char, rules, hint).emit(direct)
+        return rules.add(hint, f"{quote}{body} {final}".strip())
     dfa = spec_dfa(spec, dotall=dotall, pointer=pointer)
+    return _emit_string_dfa(rules, dfa, hint, char, quote, final)
+
+
+def _emit_string_dfa(rules: RuleSet, dfa: DFA, hint: str, char: CharSetRef, quote: str,
+                     final: str) -> str | None:
     start = emit_dfa(dfa, rules, f"{hint}-s", char, final)
     if start is None:
         return None
-    return start if raw else rules.add(hint, f"{quote}{start}")
+    return rules.add(hint, f"{quote}{start}") if quote else start
 
 
 def repeat_expr(atom: str, low: int, high: int | None) -> str:
@@ -265,8 +336,18 @@ def _join(*parts: str) -> str:
     return " ".join(p for p in parts if p != "()") or "()"
 
 
-def _direct_body(node: Node, spec: StringSpec, char: CharSetRef, rules: RuleSet, hint: str) -> str | None:
-    """GBNF straight from a regex anchored at both ends, or None when the DFA route is needed.
+def _direct_tree(spec: StringSpec, regexes: list[tuple[str, str]], dotall: bool
+                 ) -> Node | str | None:
+    """Route 3: the regex tree to write straight as GBNF (lengths folded in), "" when no string
+    is left, or None when the spec needs another route."""
+    if len(regexes) != 1 or spec.only is not None or spec.not_patterns \
+            or any(_scalar(v) for v in spec.exclude):
+        return None
+    return _direct_body(parse_regex(regexes[0][0], dotall=dotall), spec)
+
+
+def _direct_body(node: Node, spec: StringSpec) -> Node | str | None:
+    """The tree of a regex anchored at both ends, or None when the DFA route is needed.
 
     Returns "" when the language is empty.
     """
@@ -287,14 +368,8 @@ def _direct_body(node: Node, spec: StringSpec, char: CharSetRef, rules: RuleSet,
     need_min = spec.min_length > low
     need_max = spec.max_length is not None and (high is None or high > spec.max_length)
     if need_min or need_max:
-        merged = _merge_lengths(body, spec)
-        if merged is None:
-            return None
-        if isinstance(merged, str):
-            return merged
-        body = merged
-    expr, _ = _Emitter(char, rules, hint).emit(body)
-    return expr
+        return _merge_lengths(body, spec)
+    return body
 
 
 _MAX_SPLIT = 32
