@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from structgen._errors import SchemaError, UnsupportedSchemaError
 from structgen._schema import _automata, _minimize, _regex_dfa
 from structgen._schema._automata import (
-    complement, exclusion_dfa, finite_dfa, intersect, length_dfa, union_all,
+    complement, exclusion_dfa, finite_dfa, intersect, length_dfa, union_all, without_words,
 )
 from structgen._schema._regex import parse_regex
 from structgen._schema import json_schema_to_gbnf
@@ -268,6 +268,17 @@ def test_union_of_automata_is_the_union_of_languages(patterns: list[str], values
     either = union_all(parts)
     for value in values:
         assert either.matches(value) == any(p.matches(value) for p in parts), (patterns, value)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_regexes(), st.lists(TEXTS, max_size=4), st.lists(TEXTS, min_size=1, max_size=6))
+def test_automaton_without_words(pattern: str, words: list[str], values: list[str]) -> None:
+    searched = _regex_dfa.regex_dfa(parse_regex(pattern))
+    rest = without_words(searched, words)
+    if words:  # both minimal: the same number of states as the product's
+        assert len(rest.delta) == len(intersect(searched, exclusion_dfa(words)).delta)
+    for value in values + words:
+        assert rest.matches(value) == (searched.matches(value) and value not in words)
 
 
 def test_alternative_patterns_share_one_automaton_cut_once() -> None:

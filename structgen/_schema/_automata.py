@@ -9,14 +9,15 @@ in ``_minimize``.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
 
-from ._charset import UNIVERSE, CharSet, merge_ranges
+from ._charset import UNIVERSE, CharSet, Range, merge_ranges
 from ._dfa import DFA, MAX_PRODUCT_STATES, MAX_STATES, TooLarge, minterms
 from ._minimize import minimize, trim
 
 __all__ = ["complement", "exclusion_dfa", "finite_dfa", "intersect", "length_dfa", "limit_length",
-           "union_all"]
+           "union_all", "without_words"]
 
 
 # --- construction ---------------------------------------------------------------------------
@@ -117,6 +118,67 @@ def intersect(first: DFA, second: DFA) -> DFA:
         delta.append(row)
     accepting = [first.accepting[p // width] and second.accepting[p % width] for p in order]
     return minimize(DFA(alphabet, delta, accepting))
+
+
+def without_words(dfa: DFA, words: Iterable[str]) -> DFA:
+    """``dfa``'s language minus the finite set ``words``, minimised.
+
+    The words' trie is read alongside ``dfa`` (each trie node knows the one state its prefix
+    leads to), and a string that leaves the trie carries on in ``dfa``'s own states. The product
+    with ``exclusion_dfa(words)`` comes to the same automaton the long way round.
+    """
+    chars = sorted({ord(c) for w in set(words) for c in w})
+    # The alphabet: each trie character on its own, then what is left of each old symbol.
+    symbols: list[tuple[Range, ...]] = [((c, c),) for c in chars]
+    old_of = [dfa.symbol(c) for c in chars]  # the old symbol each new one lies in (-1: none)
+    for a, ranges in enumerate(dfa.symbols):
+        rest = _without_points(ranges, chars)
+        if rest:
+            symbols.append(rest)
+            old_of.append(a)
+    # Trie nodes: (state of dfa, children by character symbol, a word ends here); prefixes that
+    # dfa rejects on the way need no node.
+    nodes: list[tuple[int, dict[int, int], bool]] = [(0, {}, False)]
+    for word in sorted(set(words)):
+        n = 0
+        for ch in word:
+            j = bisect_left(chars, ord(ch))
+            child = nodes[n][1].get(j)
+            if child is None:
+                a = old_of[j]
+                state = dfa.delta[nodes[n][0]][a] if a >= 0 else -1
+                if state < 0:
+                    break
+                child = nodes[n][1][j] = len(nodes)
+                nodes.append((state, {}, False))
+            n = child
+        else:
+            state, children, _ = nodes[n]
+            nodes[n] = (state, children, True)
+    free = len(nodes)  # dfa's state s is state free + s
+    source = dfa.delta
+    moves = [[free + t if t >= 0 else -1 for t in ((source[s][a] if a >= 0 else -1)
+                                                   for a in old_of)]
+             for s in range(len(source))]
+    delta = [[children.get(j, move) for j, move in enumerate(moves[state])]
+             for state, children, _ in nodes] + moves
+    accepting = [dfa.accepting[state] and not ends for state, _, ends in nodes] + list(dfa.accepting)
+    return minimize(DFA(tuple(symbols), delta, accepting))
+
+
+def _without_points(ranges: tuple[Range, ...], points: list[int]) -> tuple[Range, ...]:
+    """``ranges`` minus the sorted code points ``points``."""
+    out: list[Range] = []
+    for lo, hi in ranges:
+        i = bisect_left(points, lo)
+        while i < len(points) and points[i] <= hi:
+            if points[i] > lo:
+                out.append((lo, points[i] - 1))
+            lo = points[i] + 1
+            i += 1
+        if lo <= hi:
+            out.append((lo, hi))
+    return tuple(out)
 
 
 def union_all(dfas: list[DFA]) -> DFA:

@@ -25,6 +25,7 @@ from typing import Literal
 from .._errors import StructgenError, UnsupportedSchemaError
 from ._automata import (
     complement, exclusion_dfa, finite_dfa, intersect, length_dfa, limit_length, union_all,
+    without_words,
 )
 from ._charset import UNIVERSE, CharSet, json_char_ref, raw_char_ref
 from ._dfa import DFA, TooLarge, too_large
@@ -140,8 +141,7 @@ def _spec_dfa(spec: StringSpec, dotall: bool) -> DFA | tuple[str, int]:
             dfa = product
         excluded = [v for v in spec.exclude if _scalar(v)]
         if excluded:
-            part = exclusion_dfa(excluded)
-            dfa = part if dfa is None else intersect(dfa, part)
+            dfa = exclusion_dfa(excluded) if dfa is None else without_words(dfa, excluded)
         keyword = "maxLength" if spec.max_length is not None else "minLength"
         if dfa is None:
             return length_dfa(spec.min_length, spec.max_length)
