@@ -53,6 +53,24 @@ class Anchor:
 
 Node = Union[Chars, Seq, Alt, Repeat, Anchor]
 
+#: One node per character set, shared by every parsed pattern: parses are cached for the life of
+#: the process, and a few hundred sets (single letters, ``\d``, ``.``) make up almost all of
+#: them, so sharing keeps tens of thousands of objects out of the garbage collector's walks.
+_CHARS_NODES: dict[CharSet, Chars] = {}
+_MAX_CHARS_NODES = 4096
+
+
+_ANCHORS = {"^": Anchor("^"), "$": Anchor("$")}
+
+
+def _chars(chars: CharSet) -> Chars:
+    node = _CHARS_NODES.get(chars)
+    if node is None:
+        if len(_CHARS_NODES) >= _MAX_CHARS_NODES:
+            _CHARS_NODES.clear()
+        node = _CHARS_NODES[chars] = Chars(chars)
+    return node
+
 DIGITS = CharSet.of((0x30, 0x39))
 WORD = CharSet.of((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A))
 #: ECMA WhiteSpace plus LineTerminator.
@@ -127,7 +145,7 @@ class _Parser:
         if ch in "^$":
             self.pos += 1
             self._no_quantifier()
-            return Anchor(ch)
+            return _ANCHORS[ch]
         if ch in _QUANTIFIERS or (ch == "{" and self._quantifier_braces() is not None):
             raise _malformed(f"nothing to repeat at offset {self.pos}")
         atom = self.atom()
@@ -184,15 +202,15 @@ class _Parser:
         ch = self.peek()
         if ch == ".":
             self.pos += 1
-            return Chars(UNIVERSE if self.dotall else UNIVERSE - LINE_TERMINATORS)
+            return _chars(UNIVERSE if self.dotall else UNIVERSE - LINE_TERMINATORS)
         if ch == "(":
             return self.group()
         if ch == "[":
-            return Chars(self.char_class())
+            return _chars(self.char_class())
         if ch == "\\":
             return self.atom_escape()
         self.pos += 1
-        return Chars(CharSet.of((ord(ch), ord(ch))))
+        return _chars(CharSet.of((ord(ch), ord(ch))))
 
     def group(self) -> Node:
         start = self.pos
@@ -229,7 +247,7 @@ class _Parser:
             raise _unsupported("backreferences are not supported")
         if ch == "k" and self.peek(2) == "<":
             raise _unsupported("named backreferences are not supported")
-        return Chars(self.class_escape(in_class=False))
+        return _chars(self.class_escape(in_class=False))
 
     def class_escape(self, *, in_class: bool) -> CharSet:
         """The set denoted by the escape at the cursor (a single character is a one-element set)."""
