@@ -91,7 +91,7 @@ class Emitter:
         """An expression for the JSON texts of the values in ``ir``; None if there are none."""
         if ir == ANY:
             return self.any_value()
-        united = self._string_unions(ir, hint, pointer)
+        united = self._string_unions(ir, hint, pointer) if len(ir) > 1 else {}
         options = []
         for atom in ir:
             if isinstance(atom, StrAtom) and atom.spec in united:

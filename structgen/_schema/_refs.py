@@ -82,9 +82,9 @@ class Resolver:
         self._allow_fetch = allow_fetch
         self._resources: dict[str, Any] = {}
         self._anchors: dict[tuple[str, str], Any] = {}
-        # id(schema) -> (base, resource, pointer in the resource); the key is resource#pointer,
-        # spelled out only for the few schemas a reference asks for.
-        self._where: dict[int, tuple[str, str, str]] = {}
+        # id(schema) -> (base, resource, id of the parent in the resource, step from it); the
+        # key is resource#pointer, spelled out only for the few schemas a reference asks for.
+        self._where: dict[int, tuple[str, str, int | None, str, str | int | None]] = {}
         self._keep: list[Any] = []  # keeps indexed documents alive so ids stay unique
         self._legacy_id = False
         self._dynamic_anchors: dict[str, set[str]] = {}
@@ -99,7 +99,7 @@ class Resolver:
         if own is not None:
             self.root_base = urldefrag(urljoin(DEFAULT_BASE, own))[0]
         self._resources[DEFAULT_BASE] = root
-        self._index(root, self.root_base, self.root_base, "")
+        self._index(root, self.root_base, self.root_base, None)
         self.root_key = self.key_of(root, self.root_base + "#")
         #: Whether the documents use $dynamicRef (then references carry their dynamic scope):
         #: known up front for the root (seen while indexing it) and ``refs``; a document read
@@ -118,29 +118,59 @@ class Resolver:
             return ident
         return None
 
-    def _index(self, schema: Any, base: str, resource: str, rel: str) -> None:
+    def _index(self, schema: Any, base: str, resource: str, parent: int | None,
+               keyword: str = "", name: str | int | None = None) -> None:
+        """Record where ``schema`` is: its base URI, its resource, and the step from its parent
+        (``keyword``, then a property name or list index if any); pointers are spelled out only
+        for the few schemas a reference asks for (``_pointer``)."""
         self._keep.append(schema)
         if not isinstance(schema, dict):
-            self._where[id(schema)] = (base, resource, rel)
+            self._where[id(schema)] = (base, resource, parent, keyword, name)
             return
         own = self._own_id(schema)
         if own is not None:
             base = urldefrag(urljoin(base, own))[0]
-            resource, rel = base, ""
+            resource, parent = base, None
             self._resources.setdefault(base, schema)
-        self._where[id(schema)] = (base, resource, rel)
+        here = id(schema)
+        self._where[here] = (base, resource, parent, keyword, name)
         if "$dynamicRef" in schema:
             self._saw_dynamic_ref = True
         for kw in ("$anchor", "$dynamicAnchor"):
-            name = schema.get(kw)
-            if isinstance(name, str):
-                self._anchors.setdefault((base, name), schema)
+            anchor = schema.get(kw)
+            if isinstance(anchor, str):
+                self._anchors.setdefault((base, anchor), schema)
                 if kw == "$dynamicAnchor":
-                    self._dynamic_anchors.setdefault(name, set()).add(base)
+                    self._dynamic_anchors.setdefault(anchor, set()).add(base)
         if self._legacy_id and isinstance(schema.get("id"), str) and schema["id"].startswith("#"):
             self._anchors.setdefault((base, schema["id"][1:]), schema)
-        for sub_pointer, sub in subschemas(schema):
-            self._index(sub, base, resource, rel + sub_pointer)
+        # The walk of ``subschemas``, inlined: it visits every subschema of every document.
+        for kw, value in schema.items():
+            if isinstance(value, dict):
+                if kw in _SINGLE_SET:
+                    self._index(value, base, resource, here, kw)
+                elif kw in _MAPS_SET:
+                    for key, sub in value.items():
+                        if isinstance(sub, (dict, bool)):
+                            self._index(sub, base, resource, here, kw, key)
+            elif isinstance(value, list):
+                if kw in _LISTS_SET:
+                    for i, sub in enumerate(value):
+                        if isinstance(sub, (dict, bool)):
+                            self._index(sub, base, resource, here, kw, i)
+            elif value is True or value is False:
+                if kw in _SINGLE_SET:
+                    self._index(value, base, resource, here, kw)
+
+    def _pointer(self, where: tuple[str, str, int | None, str, str | int | None]) -> str:
+        """The JSON pointer of an indexed schema inside its resource."""
+        steps: list[str] = []
+        while where[2] is not None:
+            _, _, parent, keyword, name = where
+            steps.append(f"/{keyword}" if name is None else
+                         f"/{keyword}/{escape_pointer_token(str(name))}")
+            where = self._where[parent]
+        return "".join(reversed(steps))
 
     def dynamic_anchor_count(self, name: str) -> int:
         """How many resources declare ``$dynamicAnchor: name`` (more than one: scope matters)."""
@@ -151,7 +181,7 @@ class Resolver:
 
     def key_of(self, schema: Any, fallback: str) -> str:
         where = self._where.get(id(schema))
-        return f"{where[1]}#{where[2]}" if where else fallback
+        return f"{where[1]}#{self._pointer(where)}" if where else fallback
 
     def base_of(self, schema: Any, fallback: str) -> str:
         where = self._where.get(id(schema))
@@ -206,7 +236,7 @@ class Resolver:
                     pointer=pointer, keyword="$ref")
             document = self._fetch(uri, pointer)
         self._resources[uri] = document
-        self._index(document, uri, uri, "")
+        self._index(document, uri, uri, None)
         return self._resources[uri]
 
     def _fetch(self, uri: str, pointer: str) -> Any:
