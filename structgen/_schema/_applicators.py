@@ -98,10 +98,10 @@ def _one_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) ->
         for j in range(i + 1, len(branches)):
             if not (kinds[i] & kinds[j]) and "?" not in kinds[i] | kinds[j]:
                 continue  # values of different JSON types never overlap
-            if _clearly_disjoint(expanded, i, j):
-                continue
             if _share_an_atom(branches[i], branches[j]):
                 overlapping |= {i, j}  # an atom meets itself: no need to intersect the rest
+                continue
+            if _clearly_disjoint(expanded, i, j):
                 continue
             if branches[i] and branches[j] and algebra.intersect(branches[i], branches[j]):
                 overlapping |= {i, j}
