@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable
+from typing import TypeVar
 
 from ._charset import UNIVERSE, CharSet, Range, merge_ranges
 from ._dfa import DFA, MAX_PRODUCT_STATES, MAX_STATES, TooLarge, minterms
@@ -18,6 +19,9 @@ from ._minimize import minimize, trim
 
 __all__ = ["complement", "exclusion_dfa", "finite_dfa", "intersect", "length_dfa", "limit_length",
            "union_all", "without_words"]
+
+
+K = TypeVar("K")  # how a product numbers its pairs of states
 
 
 # --- construction ---------------------------------------------------------------------------
@@ -110,14 +114,21 @@ def intersect(first: DFA, second: DFA) -> DFA:
             key = ns * width + nt
             known = index.get(key)
             if known is None:
-                if len(order) >= MAX_STATES:
-                    raise TooLarge
-                known = index[key] = len(order)
-                order.append(key)
+                known = _new_state(index, order, key, MAX_STATES)
             row.append(known)
         delta.append(row)
     accepting = [first.accepting[p // width] and second.accepting[p % width] for p in order]
     return minimize(DFA(alphabet, delta, accepting))
+
+
+def _new_state(index: dict[K, int], order: list[K], key: K, limit: int) -> int:
+    """Number a product state not seen before (``order`` lists them by number), within the
+    state budget ``limit``."""
+    if len(order) >= limit:
+        raise TooLarge(limit)
+    index[key] = number = len(order)
+    order.append(key)
+    return number
 
 
 def without_words(dfa: DFA, words: Iterable[str]) -> DFA:
@@ -233,10 +244,7 @@ def _union(first: DFA, second: DFA) -> DFA:
             key = (ns + 1) * width + nt + 1
             known = index.get(key)
             if known is None:
-                if len(order) >= MAX_STATES:
-                    raise TooLarge
-                known = index[key] = len(order)
-                order.append(key)
+                known = _new_state(index, order, key, MAX_STATES)
             row.append(known)
         delta.append(row)
     accepting = [(p // width > 0 and first.accepting[p // width - 1])
@@ -286,10 +294,7 @@ def limit_length(dfa: DFA, min_length: int, max_length: int | None) -> DFA:
             pair = (t, nc)
             known = index.get(pair)
             if known is None:
-                if len(order) >= MAX_PRODUCT_STATES:
-                    raise TooLarge(MAX_PRODUCT_STATES)
-                known = index[pair] = len(order)
-                order.append(pair)
+                known = _new_state(index, order, pair, MAX_PRODUCT_STATES)
             row.append(known)
         delta.append(row)
     accepting = [dfa.accepting[s] and c >= min_length for s, c in order]

@@ -165,11 +165,11 @@ class Resolver:
     def _pointer(self, where: tuple[str, str, int | None, str, str | int | None]) -> str:
         """The JSON pointer of an indexed schema inside its resource."""
         steps: list[str] = []
-        while where[2] is not None:
-            _, _, parent, keyword, name = where
+        _, _, parent, keyword, name = where
+        while parent is not None:
             steps.append(f"/{keyword}" if name is None else
                          f"/{keyword}/{escape_pointer_token(str(name))}")
-            where = self._where[parent]
+            _, _, parent, keyword, name = self._where[parent]
         return "".join(reversed(steps))
 
     def dynamic_anchor_count(self, name: str) -> int:

@@ -286,7 +286,7 @@ def _string_rule(
         body, refs = json_exclusion_body(excluded, rules, hint)
         return rules.add(hint, f"{quote}({body})", refs)
     direct = _direct_tree(spec, regexes, dotall)
-    if direct == "":
+    if isinstance(direct, str):  # no string is left
         return None
     if direct is not None:
         body, _ = _Emitter(char, rules, hint).emit(direct)
