@@ -172,24 +172,27 @@ class _JsonTrieText(_TrieBody):
         self.direct: dict[str, None] = {self.rest: None}
         self.needed: dict[str, NamedRule] = {rule[0]: rule for rule in _json_rest_rules()}
 
-    def _need_char(self, cs: CharSet) -> str:
-        inline, needed = json_char_parts(cs.ranges)
-        if inline is not None:
-            return inline
-        for rule in needed:
-            self.needed.setdefault(rule[0], rule)
-        return needed[0][0]
-
     def ref(self, key: str) -> str:
         found = self.refs.get(key)
         if found is None:
-            found = self.refs[key] = self._need_char(_key_charset(key))
-            if not found.startswith("("):  # a rule name, not an inline group
+            found, needed = _json_key_ref(key)
+            self.refs[key] = found
+            if needed:  # ``found`` names the first of them
                 self.direct[found] = None
+                for rule in needed:
+                    self.needed.setdefault(rule[0], rule)
         return found
 
     def deep(self, sub: str) -> str:
         raise ValueError("only tries shallower than _INLINE_DEPTH are cached")
+
+
+@lru_cache(maxsize=16384)
+def _json_key_ref(key: str) -> tuple[str, tuple[NamedRule, ...]]:
+    """A JSON trie edge's reference: an inline expression and no rules, or the name of the
+    first of the character rules it needs."""
+    inline, needed = json_char_parts(_key_charset(key).ranges)
+    return (needed[0][0], needed) if inline is None else (inline, ())
 
 
 @lru_cache(maxsize=16384)
