@@ -15,7 +15,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from .._errors import SchemaError, StructgenError, UnsupportedSchemaError
+from .._errors import SchemaError, UnsupportedSchemaError
 from .._escapes import gbnf_literal
 from ._integers import integer_bounds, integer_rule
 from ._ir import (
@@ -91,7 +91,7 @@ class Emitter:
         """An expression for the JSON texts of the values in ``ir``; None if there are none."""
         if ir == ANY:
             return self.any_value()
-        united = self._string_unions(ir, hint, pointer) if len(ir) > 1 else {}
+        united = self._string_unions(ir, hint) if len(ir) > 1 else {}
         options = []
         for atom in ir:
             if isinstance(atom, StrAtom) and atom.spec in united:
@@ -104,7 +104,7 @@ class Emitter:
             return self.rules.add(hint, " | ".join(dict.fromkeys(options)))
         return options[0] if options else None
 
-    def _string_unions(self, ir: IR, hint: str, pointer: str) -> dict[StringSpec, str | None]:
+    def _string_unions(self, ir: IR, hint: str) -> dict[StringSpec, str | None]:
         """The string atoms written as one automaton (``union_groups``): the first of each group
         maps to the union's rule, the others to None."""
         specs = [a.spec for a in ir if isinstance(a, StrAtom)]
@@ -112,11 +112,7 @@ class Emitter:
             return {}
         united: dict[StringSpec, str | None] = {}
         for group in union_groups(specs, self.options.dotall):
-            try:
-                rule = json_union_rule(self.rules, group, hint=hint, pointer=pointer,
-                                       dotall=self.options.dotall)
-            except StructgenError:
-                continue  # one by one, where each error is raised or dropped as usual
+            rule = json_union_rule(self.rules, group, hint=hint, dotall=self.options.dotall)
             if rule is not False:
                 united.update(dict.fromkeys(group, None))
                 united[group[0]] = rule

@@ -61,19 +61,31 @@ def follow_pointer(document: Any, tokens: list[str]) -> Any:
     return node
 
 
-def subschemas(schema: dict[str, Any]) -> Iterator[tuple[str, Any]]:
-    """(relative pointer, subschema) for every subschema position of ``schema``."""
+def subschema_steps(schema: dict[str, Any]) -> Iterator[tuple[str, str | int | None, Any]]:
+    """(keyword, property name or list index or None, subschema) for every subschema position
+    of ``schema``."""
     for kw, value in schema.items():
         if isinstance(value, (dict, bool)) and kw in _SINGLE_SET:
-            yield f"/{kw}", value
+            yield kw, None, value
         elif isinstance(value, list) and kw in _LISTS_SET:
             for i, sub in enumerate(value):
                 if isinstance(sub, (dict, bool)):
-                    yield f"/{kw}/{i}", sub
+                    yield kw, i, sub
         elif isinstance(value, dict) and kw in _MAPS_SET:
             for name, sub in value.items():
                 if isinstance(sub, (dict, bool)):
-                    yield f"/{kw}/{escape_pointer_token(name)}", sub
+                    yield kw, name, sub
+
+
+def pointer_step(keyword: str, name: str | int | None) -> str:
+    """The JSON pointer from a schema to its subschema at (``keyword``, ``name``)."""
+    return f"/{keyword}" if name is None else f"/{keyword}/{escape_pointer_token(str(name))}"
+
+
+def subschemas(schema: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """(relative pointer, subschema) for every subschema position of ``schema``."""
+    for kw, name, sub in subschema_steps(schema):
+        yield pointer_step(kw, name), sub
 
 
 class Resolver:
@@ -144,31 +156,15 @@ class Resolver:
                     self._dynamic_anchors.setdefault(anchor, set()).add(base)
         if self._legacy_id and isinstance(schema.get("id"), str) and schema["id"].startswith("#"):
             self._anchors.setdefault((base, schema["id"][1:]), schema)
-        # The walk of ``subschemas``, inlined: it visits every subschema of every document.
-        for kw, value in schema.items():
-            if isinstance(value, dict):
-                if kw in _SINGLE_SET:
-                    self._index(value, base, resource, here, kw)
-                elif kw in _MAPS_SET:
-                    for key, sub in value.items():
-                        if isinstance(sub, (dict, bool)):
-                            self._index(sub, base, resource, here, kw, key)
-            elif isinstance(value, list):
-                if kw in _LISTS_SET:
-                    for i, sub in enumerate(value):
-                        if isinstance(sub, (dict, bool)):
-                            self._index(sub, base, resource, here, kw, i)
-            elif value is True or value is False:
-                if kw in _SINGLE_SET:
-                    self._index(value, base, resource, here, kw)
+        for kw, step, sub in subschema_steps(schema):
+            self._index(sub, base, resource, here, kw, step)
 
     def _pointer(self, where: tuple[str, str, int | None, str, str | int | None]) -> str:
         """The JSON pointer of an indexed schema inside its resource."""
         steps: list[str] = []
         _, _, parent, keyword, name = where
         while parent is not None:
-            steps.append(f"/{keyword}" if name is None else
-                         f"/{keyword}/{escape_pointer_token(str(name))}")
+            steps.append(pointer_step(keyword, name))
             _, _, parent, keyword, name = self._where[parent]
         return "".join(reversed(steps))
 

@@ -60,9 +60,6 @@ _CHARS_NODES: dict[CharSet, Chars] = {}
 _MAX_CHARS_NODES = 4096
 
 
-_ANCHORS = {"^": Anchor("^"), "$": Anchor("$")}
-
-
 def _chars(chars: CharSet) -> Chars:
     node = _CHARS_NODES.get(chars)
     if node is None:
@@ -70,6 +67,11 @@ def _chars(chars: CharSet) -> Chars:
             _CHARS_NODES.clear()
         node = _CHARS_NODES[chars] = Chars(chars)
     return node
+
+
+#: The two anchors, shared likewise.
+_ANCHORS = {"^": Anchor("^"), "$": Anchor("$")}
+
 
 DIGITS = CharSet.of((0x30, 0x39))
 WORD = CharSet.of((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A))

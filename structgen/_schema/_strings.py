@@ -155,15 +155,21 @@ def _within_lengths(dfa: DFA, min_length: int, max_length: int | None) -> DFA | 
     state limit) when the cut grows too large."""
     if dfa.is_empty():
         return dfa
-    low, high = dfa.length_bounds()
-    need_min = min_length > low
-    need_max = max_length is not None and (high is None or high > max_length)
+    need_min, need_max = _lengths_to_cut(dfa.length_bounds(), min_length, max_length)
     if not (need_min or need_max):
         return dfa
     try:
         return limit_length(dfa, min_length if need_min else 0, max_length if need_max else None)
     except TooLarge as error:
         return ("maxLength" if need_max else "minLength"), error.limit
+
+
+def _lengths_to_cut(bounds: tuple[int, int | None], min_length: int, max_length: int | None
+                    ) -> tuple[bool, bool]:
+    """Whether a language whose lengths lie within ``bounds`` (longest None: unbounded) still
+    needs cutting to ``min_length`` and to ``max_length``."""
+    low, high = bounds
+    return min_length > low, max_length is not None and (high is None or high > max_length)
 
 
 def union_groups(specs: list[StringSpec], dotall: bool) -> list[tuple[StringSpec, ...]]:
@@ -184,12 +190,11 @@ def union_groups(specs: list[StringSpec], dotall: bool) -> list[tuple[StringSpec
     return [tuple(g) for g in groups.values() if len(g) > 1]
 
 
-def json_union_rule(rules: RuleSet, specs: tuple[StringSpec, ...], *, hint: str, pointer: str,
+def json_union_rule(rules: RuleSet, specs: tuple[StringSpec, ...], *, hint: str,
                     dotall: bool = False) -> str | None | Literal[False]:
-    """One rule for every string any of ``specs`` allows (they share their length bounds), None
-    if none; False when their union has no automaton within budget (write them one by one)."""
-    for spec in specs:
-        _regexes(spec, pointer, dotall)  # errors as for the one-by-one route
+    """One rule for every string any of ``specs`` (a group from ``union_groups``, whose
+    patterns and formats are known to be valid) allows, None if none; False when their union
+    has no automaton within budget (write them one by one)."""
     memo = rules.memo
     key = ("union", specs, dotall)
     if key not in memo:
@@ -364,10 +369,7 @@ def _direct_body(node: Node, spec: StringSpec) -> Node | str | None:
             return None
         inners.append(inner.items[0] if len(inner.items) == 1 else inner)
     body: Node = inners[0] if len(inners) == 1 else Alt(tuple(inners))
-    low, high = length_bounds(body)
-    need_min = spec.min_length > low
-    need_max = spec.max_length is not None and (high is None or high > spec.max_length)
-    if need_min or need_max:
+    if any(_lengths_to_cut(length_bounds(body), spec.min_length, spec.max_length)):
         return _merge_lengths(body, spec)
     return body
 
