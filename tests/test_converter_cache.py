@@ -199,3 +199,16 @@ def test_no_rule_is_named_like_a_repetition_count() -> None:
                                                   "b": {"type": "string", "maxLength": 16}}})
     names = {line.split(" ::= ")[0] for line in grammar.splitlines()}
     assert "def-16" in names and not any(name.isdigit() for name in names)
+
+
+def test_a_cached_refusal_keeps_no_conversion_alive() -> None:
+    # The parse cache keeps a rejected pattern's error for the life of the process; with its
+    # traceback it would keep every frame of the first conversion that met it, and all that
+    # conversion held.
+    from structgen._schema._normalize import Normalizer
+
+    schema = {"type": "object", "properties": {"a": {"type": "string", "pattern": "(a)\\1"}}}
+    with pytest.raises(StructgenError):
+        json_schema_to_gbnf(schema)
+    gc.collect()
+    assert not [o for o in gc.get_objects() if isinstance(o, Normalizer)]

@@ -257,14 +257,19 @@ class _ObjectBuilder:
 
     def _plain_content(self) -> Expr:
         """``content`` for the usual object (no member counts, no floating keys): the same
-        D/G/F rules, added in the same order, with ``seq_eps``/``alt_eps``/``_rule`` spelled
-        out for the shapes that occur (every object runs this loop once per key)."""
+        D/G/F rules (those that are used), added in the same order, with ``seq_eps``/``alt_eps``
+        /``_rule`` spelled out for the shapes that occur (every object runs this loop once per
+        key)."""
         sep, extra, members = self.em.sep, self.extra, self.members
         loop = f"( {sep} {extra} )*"
         rule = self._rule
         after_d: Expr = ""  # D(i + 1), G(i + 1) and F(i + 1) of the key after the current one
         after_g: Expr = "" if extra is None else rule("g", len(members), loop)
         after_f: Expr = ""
+        # Only rules something refers to are made: F(i) past the first required key (the
+        # first member is at latest that key) and, without undeclared keys, D(0) (no member
+        # comes before it).
+        first_required = next((i for i, (_, req) in enumerate(members) if req), len(members))
         for i in range(len(members) - 1, -1, -1):
             kv, required = members[i]
             if after_g is None:
@@ -274,12 +279,16 @@ class _ObjectBuilder:
                 with_sep, alone = f"{sep} {kv} {after_g}", f"{kv} {after_g}"
             else:
                 with_sep, alone = f"{sep} {kv}", kv
-            d = rule("d", i, with_sep if required else alt_eps([with_sep, after_d]))
+            d: Expr = None
+            if i or extra is not None:
+                d = rule("d", i, with_sep if required else alt_eps([with_sep, after_d]))
             if extra is None:
                 g = d
             else:
                 g = rule("g", i, None if d is None else f"{loop} {d}" if d else loop)
-            f = rule("f", i, alone if required else alt_eps([alone, after_f]))
+            f: Expr = None
+            if i <= first_required:
+                f = rule("f", i, alone if required else alt_eps([alone, after_f]))
             after_d, after_g, after_f = d, g, f
         extras = [seq_eps("", extra, after_g)] if extra is not None else []
         return alt_eps([after_f] + extras)

@@ -379,7 +379,9 @@ def _parse_cached(pattern: str, dotall: bool) -> Node | _Reject:
     try:
         return _Parser(pattern, dotall).parse()
     except _Reject as reject:
-        return reject
+        # Cached for the life of the process: without its traceback, which would keep every
+        # frame of the conversion that first met the pattern (and all it holds) alive.
+        return reject.with_traceback(None)
     except RecursionError:
         return _unsupported("pattern nests too deeply")
 
