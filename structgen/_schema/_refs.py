@@ -65,6 +65,8 @@ def subschema_steps(schema: dict[str, Any]) -> Iterator[tuple[str, str | int | N
     """(keyword, property name or list index or None, subschema) for every subschema position
     of ``schema``."""
     for kw, value in schema.items():
+        if kw not in SUBSCHEMA_KEYWORDS:  # most keys: one set lookup
+            continue
         if isinstance(value, (dict, bool)) and kw in _SINGLE_SET:
             yield kw, None, value
         elif isinstance(value, list) and kw in _LISTS_SET:
