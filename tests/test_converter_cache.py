@@ -1,6 +1,6 @@
 """The converter's caches never change its output: repeated and interleaved conversions give the
-same text, equal-but-differently-spelled values are not conflated, and the collector pause
-leaves the garbage collector as it found it."""
+same text, equal-but-differently-spelled values are not conflated, the collector pause
+leaves the garbage collector as it found it, and nothing cached keeps a conversion alive."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 from structgen._errors import StructgenError
 from structgen._schema import json_schema_to_gbnf
 from structgen._schema._ir import ConstAtom, NumAtom, ObjAtom, StrAtom
+from structgen._schema._normalize import Normalizer
 from structgen._schema._strings import StringSpec
 
 _PERSON = {
@@ -205,8 +206,6 @@ def test_a_cached_refusal_keeps_no_conversion_alive() -> None:
     # The parse cache keeps a rejected pattern's error for the life of the process; with its
     # traceback it would keep every frame of the first conversion that met it, and all that
     # conversion held.
-    from structgen._schema._normalize import Normalizer
-
     schema = {"type": "object", "properties": {"a": {"type": "string", "pattern": "(a)\\1"}}}
     with pytest.raises(StructgenError):
         json_schema_to_gbnf(schema)
