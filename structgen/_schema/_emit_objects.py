@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 from ._emit import child_hint, string_literal
 from ._ir import ANY, IR, NOTHING, ConstAtom, KeyCond, Need, ObjAtom, StrAtom
 from ._refs import escape_pointer_token
-from ._rules import expr_refs
 from ._strings import StringSpec
 
 if TYPE_CHECKING:
@@ -224,19 +223,10 @@ class _ObjectBuilder:
             return c + 1 if c + 1 <= self.hi else None
         return min(c + 1, self.cap)
 
-    def _rule(self, kind: str, i: int, body: Expr, parts: tuple[Expr, ...] | None = None
-              ) -> Expr:
-        """A rule for ``body`` (unless it is a single item); ``parts``, if given, are the
-        expressions ``body`` is made of, whose rule names are then all those it uses (read
-        from the short parts, so the reachability walk need not scan the rule)."""
+    def _rule(self, kind: str, i: int, body: Expr) -> Expr:
         if not body or " " not in body:
             return body
-        refs = None
-        if parts is not None:
-            rules = self.em.rules
-            refs = tuple(dict.fromkeys(
-                name for part in parts if part for name in expr_refs(part) if name in rules))
-        return self.em.rules.add(f"{self.hint}-{kind}{i}", body, refs)
+        return self.em.rules.add(f"{self.hint}-{kind}{i}", body)
 
     def _undeclared(self, i: int, c: int, mask: int, sep: str,
                     with_extra: bool = True) -> list[Expr]:
@@ -274,7 +264,7 @@ class _ObjectBuilder:
         loop = f"( {sep} {extra} )*"
         rule = self._rule
         after_d: Expr = ""  # D(i + 1), G(i + 1) and F(i + 1) of the key after the current one
-        after_g: Expr = "" if extra is None else rule("g", len(members), loop, (sep, extra))
+        after_g: Expr = "" if extra is None else rule("g", len(members), loop)
         after_f: Expr = ""
         # Only rules something refers to are made: F(i) past the first required key (the
         # first member is at latest that key) and, without undeclared keys, D(0) (no member
@@ -289,22 +279,16 @@ class _ObjectBuilder:
                 with_sep, alone = f"{sep} {kv} {after_g}", f"{kv} {after_g}"
             else:
                 with_sep, alone = f"{sep} {kv}", kv
-            # What the bodies below are made of (an impossible option adds nothing).
-            with_parts = () if with_sep is None else (sep, kv, after_g)
-            alone_parts = () if alone is None else (kv, after_g)
             d: Expr = None
             if i or extra is not None:
-                d = rule("d", i, with_sep if required else alt_eps([with_sep, after_d]),
-                         with_parts if required else (*with_parts, after_d))
+                d = rule("d", i, with_sep if required else alt_eps([with_sep, after_d]))
             if extra is None:
                 g = d
             else:
-                g = rule("g", i, None if d is None else f"{loop} {d}" if d else loop,
-                         (sep, extra, d))
+                g = rule("g", i, None if d is None else f"{loop} {d}" if d else loop)
             f: Expr = None
             if i <= first_required:
-                f = rule("f", i, alone if required else alt_eps([alone, after_f]),
-                         alone_parts if required else (*alone_parts, after_f))
+                f = rule("f", i, alone if required else alt_eps([alone, after_f]))
             after_d, after_g, after_f = d, g, f
         extras = [seq_eps("", extra, after_g)] if extra is not None else []
         return alt_eps([after_f] + extras)
