@@ -146,7 +146,7 @@ def _clearly_disjoint(expanded: _Expansions, i: int, j: int) -> bool:
 
 
 def _share_an_atom(x: IR, y: IR) -> bool:
-    return bool(set(x) & set(y))
+    return not set(x).isdisjoint(y)
 
 
 def _atoms_disjoint(a: Atom, b: Atom) -> bool:

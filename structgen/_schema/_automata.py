@@ -13,7 +13,7 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from typing import TypeVar
 
-from ._charset import UNIVERSE, CharSet, Range, merge_ranges
+from ._charset import MAX_CODE_POINT, UNIVERSE, CharSet, Range, merge_ranges
 from ._dfa import DFA, MAX_PRODUCT_STATES, MAX_STATES, TooLarge, minterms
 from ._minimize import minimize, trim
 
@@ -138,7 +138,8 @@ def without_words(dfa: DFA, words: Iterable[str]) -> DFA:
     leads to), and a string that leaves the trie carries on in ``dfa``'s own states. The product
     with ``exclusion_dfa(words)`` comes to the same automaton the long way round.
     """
-    chars = sorted({ord(c) for w in set(words) for c in w})
+    unique = sorted(set(words))
+    chars = sorted({ord(c) for w in unique for c in w})
     # The alphabet: each trie character on its own, then what is left of each old symbol.
     symbols: list[tuple[Range, ...]] = [((c, c),) for c in chars]
     old_of = [dfa.symbol(c) for c in chars]  # the old symbol each new one lies in (-1: none)
@@ -150,7 +151,7 @@ def without_words(dfa: DFA, words: Iterable[str]) -> DFA:
     # Trie nodes: (state of dfa, children by character symbol, a word ends here); prefixes that
     # dfa rejects on the way need no node.
     nodes: list[tuple[int, dict[int, int], bool]] = [(0, {}, False)]
-    for word in sorted(set(words)):
+    for word in unique:
         n = 0
         for ch in word:
             j = bisect_left(chars, ord(ch))
@@ -253,7 +254,7 @@ def _union(first: DFA, second: DFA) -> DFA:
 
 
 #: Past every code point: a table that has run out.
-_END = 0x110000 + 1
+_END = MAX_CODE_POINT + 2
 
 
 def limit_length(dfa: DFA, min_length: int, max_length: int | None) -> DFA:

@@ -348,12 +348,10 @@ def _spell_point(cp: int) -> str:
 
 def json_char_ref(rules: RuleSet, cs: CharSet) -> str:
     """A GBNF expression (a rule name or a parenthesised group) for one JSON character of ``cs``."""
-    inline, needed = json_char_parts(cs.ranges)
-    if inline is not None:
-        return inline
+    ref, needed = json_char_parts(cs.ranges)
     for rule in needed:
         rules.add_named(*rule)
-    return needed[0][0]
+    return ref
 
 
 #: A rule of fixed name: (name, body, the rule names the body uses).
@@ -361,18 +359,18 @@ NamedRule = tuple[str, str, tuple[str, ...]]
 
 
 @lru_cache(maxsize=16384)
-def json_char_parts(ranges: tuple[Range, ...]) -> tuple[str | None, tuple[NamedRule, ...]]:
-    """One JSON character of the set: an inline expression, or None and the rules to define
-    (the set's own first, then the shared one its body may use). Pure, so shared by all
-    grammars."""
+def json_char_parts(ranges: tuple[Range, ...]) -> tuple[str, tuple[NamedRule, ...]]:
+    """One JSON character of the set: the expression that stands for it, and the rules it needs
+    defined (none for an inline group; else the set's own, which the expression names, then
+    the shared one its body may use). Pure, so shared by all grammars."""
     cs = CharSet(ranges)
     cp = cs.single()
     if cp is not None and 0x20 <= cp < 0x7F and cp not in (0x22, 0x2F, 0x5C):
         return _single_char_expr(cp), ()
-    body = json_char_body(cs)
+    body, name = json_char_body(cs), char_rule_name(cs)
     if U_ABOVE_LATIN1 not in body:
-        return None, ((char_rule_name(cs), body, ()),)
-    return None, ((char_rule_name(cs), body, (U_ABOVE_LATIN1,)), _above_latin1_rule())
+        return name, ((name, body, ()),)
+    return name, ((name, body, (U_ABOVE_LATIN1,)), _above_latin1_rule())
 
 
 @lru_cache(maxsize=1)

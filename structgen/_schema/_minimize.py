@@ -36,7 +36,8 @@ def trim(dfa: DFA) -> DFA:
 
 
 def minimize(dfa: DFA) -> DFA:
-    """Trim dead and unreachable states, then merge equivalent ones (Hopcroft)."""
+    """Trim dead and unreachable states, then merge equivalent ones (the module docstring says
+    which algorithm finds them when)."""
     live = _coreachable(dfa)
     if 0 not in live:
         return DFA(dfa.symbols, [(-1,) * len(dfa.symbols)], [False])

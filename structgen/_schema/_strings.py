@@ -27,7 +27,7 @@ from ._automata import (
     complement, exclusion_dfa, finite_dfa, intersect, length_dfa, limit_length, union_all,
     without_words,
 )
-from ._charset import UNIVERSE, CharSet, json_char_ref, raw_char_ref
+from ._charset import UNIVERSE, json_char_ref, raw_char_ref
 from ._dfa import DFA, TooLarge, too_large
 from ._emit_dfa import emit_dfa
 from ._frozen import cached_hash
@@ -269,14 +269,8 @@ def _string_rule(
 ) -> str | None:
     if spec.min_length < 0 or (spec.max_length is not None and spec.max_length < spec.min_length):
         return None
-    if raw:
-        def char(cs: CharSet) -> str:
-            return raw_char_ref(cs)
-        quote, final = "", ""
-    else:
-        def char(cs: CharSet) -> str:
-            return json_char_ref(rules, cs)
-        quote, final = QUOTE + " ", QUOTE
+    char: CharSetRef = raw_char_ref if raw else partial(json_char_ref, rules)
+    quote, final = ("", "") if raw else (QUOTE + " ", QUOTE)
     regexes = _regexes(spec, pointer, dotall)
     excluded = sorted(v for v in spec.exclude if _scalar(v))
     simple = spec.only is None and not spec.not_patterns and not excluded

@@ -189,10 +189,9 @@ class _JsonTrieText(_TrieBody):
 
 @lru_cache(maxsize=16384)
 def _json_key_ref(key: str) -> tuple[str, tuple[NamedRule, ...]]:
-    """A JSON trie edge's reference: an inline expression and no rules, or the name of the
-    first of the character rules it needs."""
-    inline, needed = json_char_parts(_key_charset(key).ranges)
-    return (needed[0][0], needed) if inline is None else (inline, ())
+    """A JSON trie edge's reference and the rules it needs (``json_char_parts``), in one
+    lookup."""
+    return json_char_parts(_key_charset(key).ranges)
 
 
 @lru_cache(maxsize=16384)
