@@ -211,3 +211,27 @@ def test_a_cached_refusal_keeps_no_conversion_alive() -> None:
         json_schema_to_gbnf(schema)
     gc.collect()
     assert not [o for o in gc.get_objects() if isinstance(o, Normalizer)]
+
+
+
+_PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59)
+
+
+@pytest.mark.parametrize("schema", [
+    # refused by a keyword's own check, deep inside the emitter
+    {"type": "object", "properties": {"a": {"type": "string", "pattern": "(?=a)b"}}},
+    # refused by the normalizer: 17 x 17 integer alternatives
+    {"allOf": [{"anyOf": [{"type": "integer", "multipleOf": p} for p in _PRIMES]},
+               {"anyOf": [{"type": "integer", "minimum": n, "maximum": n + 1000}
+                          for n in range(17)]}]},
+    # an invalid schema
+    {"type": "array", "items": {"$ref": "#/$defs/missing"}},
+])
+def test_an_error_held_by_the_caller_keeps_no_conversion_alive(schema: dict[str, Any]) -> None:
+    # Callers keep errors (a report lists them); an error whose traceback ran through the
+    # conversion's frames would keep everything the conversion built alive with it.
+    with pytest.raises(StructgenError) as info:
+        json_schema_to_gbnf(schema)
+    gc.collect()
+    assert not [o for o in gc.get_objects() if isinstance(o, Normalizer)]
+    assert info.value.pointer and str(info.value)  # the error itself is whole

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from .._errors import SchemaError, UnsupportedSchemaError
+from .._errors import SchemaError, StructgenError, UnsupportedSchemaError
 from .._escapes import gbnf_literal
 from ._emit import Emitter
 from ._ir import Irreducible, StrAtom
@@ -39,7 +39,10 @@ def convert(schema: Any, options: GrammarOptions) -> str:
     if not isinstance(document, (dict, bool)):
         raise SchemaError("a JSON Schema must be an object or a boolean")
     with _collector_paused():
-        return _convert_or_explain(document, options)
+        outcome = _convert_or_explain(document, options)
+    if isinstance(outcome, StructgenError):
+        raise outcome
+    return outcome
 
 
 @contextmanager
@@ -64,7 +67,14 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-def _convert_or_explain(document: Any, options: GrammarOptions) -> str:
+def _convert_or_explain(document: Any, options: GrammarOptions) -> str | StructgenError:
+    """The grammar, or the typed error to raise once this conversion's structures are gone.
+
+    Raised from here, an error's traceback would hold every frame of the conversion, and so
+    every structure it built, until the caller drops the error; the collector, resumed by then,
+    would walk all of them (a typed refusal is an answer, not a crash: its message names the
+    pointer and the keyword, the frames add nothing).
+    """
     resolver = Resolver(document, options.refs, options.allow_fetch)
     norm = Normalizer(options, resolver)
     try:
@@ -72,11 +82,22 @@ def _convert_or_explain(document: Any, options: GrammarOptions) -> str:
     except Irreducible as exc:
         # Last resort: an exact set operation failed outside the keyword that asked for it.
         pointer, keyword = norm.current_keyword()
-        raise UnsupportedSchemaError(str(exc), pointer=pointer, keyword=keyword) from None
+        return UnsupportedSchemaError(str(exc), pointer=pointer, keyword=keyword)
     except RecursionError:
         pointer, keyword = norm.current_keyword()
-        raise UnsupportedSchemaError("the schema nests too deeply to convert", pointer=pointer,
-                                     keyword=keyword) from None
+        return UnsupportedSchemaError("the schema nests too deeply to convert", pointer=pointer,
+                                      keyword=keyword)
+    except StructgenError as exc:
+        return _without_frames(exc)
+
+
+def _without_frames(error: StructgenError) -> StructgenError:
+    """``error`` and the errors chained to it, each without its traceback."""
+    link: BaseException | None = error
+    while link is not None:
+        link.__traceback__ = None
+        link = link.__cause__ or link.__context__
+    return error
 
 
 def _convert(document: Any, resolver: Resolver, norm: Normalizer, options: GrammarOptions
