@@ -1,6 +1,7 @@
 """The converter's caches never change its output: repeated and interleaved conversions give the
 same text, equal-but-differently-spelled values are not conflated, the collector pause
-leaves the garbage collector as it found it, and nothing cached keeps a conversion alive."""
+leaves the garbage collector as it found it, and neither a cache nor an error the caller keeps
+holds a conversion alive."""
 
 from __future__ import annotations
 
