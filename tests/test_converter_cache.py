@@ -214,7 +214,6 @@ def test_a_cached_refusal_keeps_no_conversion_alive() -> None:
     assert not [o for o in gc.get_objects() if isinstance(o, Normalizer)]
 
 
-
 _PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59)
 
 

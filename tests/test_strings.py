@@ -11,12 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from structgen._errors import SchemaError, UnsupportedSchemaError
-from structgen._schema import _automata, _minimize, _regex_dfa
+from structgen._schema import _automata, _minimize, _regex_dfa, json_schema_to_gbnf
 from structgen._schema._automata import (
     complement, exclusion_dfa, finite_dfa, intersect, length_dfa, union_all, without_words,
 )
 from structgen._schema._regex import parse_regex
-from structgen._schema import json_schema_to_gbnf
 from structgen._schema._rules import RuleSet
 from structgen._schema._strings import StringSpec, json_string_rule, repeat_expr, string_matches
 from structgen.testing import accepts
