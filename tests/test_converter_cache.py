@@ -203,6 +203,12 @@ def test_no_rule_is_named_like_a_repetition_count() -> None:
     assert "def-16" in names and not any(name.isdigit() for name in names)
 
 
+def _live_conversions() -> list[Normalizer]:
+    """The conversions still alive once the collector has run (each holds one Normalizer)."""
+    gc.collect()
+    return [o for o in gc.get_objects() if isinstance(o, Normalizer)]
+
+
 def test_a_cached_refusal_keeps_no_conversion_alive() -> None:
     # The parse cache keeps a rejected pattern's error for the life of the process; with its
     # traceback it would keep every frame of the first conversion that met it, and all that
@@ -210,8 +216,7 @@ def test_a_cached_refusal_keeps_no_conversion_alive() -> None:
     schema = {"type": "object", "properties": {"a": {"type": "string", "pattern": "(a)\\1"}}}
     with pytest.raises(StructgenError):
         json_schema_to_gbnf(schema)
-    gc.collect()
-    assert not [o for o in gc.get_objects() if isinstance(o, Normalizer)]
+    assert not _live_conversions()
 
 
 _PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59)
@@ -232,6 +237,5 @@ def test_an_error_held_by_the_caller_keeps_no_conversion_alive(schema: dict[str,
     # conversion's frames would keep everything the conversion built alive with it.
     with pytest.raises(StructgenError) as info:
         json_schema_to_gbnf(schema)
-    gc.collect()
-    assert not [o for o in gc.get_objects() if isinstance(o, Normalizer)]
+    assert not _live_conversions()
     assert info.value.pointer and str(info.value)  # the error itself is whole

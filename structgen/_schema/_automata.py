@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import TypeVar
 
 from ._charset import MAX_CODE_POINT, UNIVERSE, CharSet, Range, merge_ranges
-from ._dfa import DFA, MAX_PRODUCT_STATES, MAX_STATES, TooLarge, minterms
+from ._dfa import DFA, MAX_PRODUCT_STATES, MAX_STATES, Symbols, TooLarge, minterms
 from ._minimize import minimize, trim
 
 __all__ = ["complement", "exclusion_dfa", "finite_dfa", "intersect", "length_dfa", "limit_length",
@@ -27,46 +27,50 @@ K = TypeVar("K")  # how a product numbers its pairs of states
 # --- construction ---------------------------------------------------------------------------
 
 
+def _word_alphabet(values: Iterable[str]) -> tuple[list[str], Symbols, dict[int, int]]:
+    """The distinct words in order, an alphabet of one symbol per character they use, and the
+    symbol of each character's code point."""
+    words = sorted(set(values))
+    symbols, of_label = minterms(CharSet.of((ord(c), ord(c))) for w in words for c in w)
+    return words, symbols, {cs.ranges[0][0]: idx[0] for cs, idx in of_label.items()}
+
+
 def finite_dfa(values: Iterable[str]) -> DFA:
     """The DFA accepting exactly ``values`` (a trie; minimise it for sharing of suffixes)."""
-    words = sorted(set(values))
-    parts, of_label = minterms(CharSet.of((ord(c), ord(c))) for w in words for c in w)
-    symbol = {cs.ranges[0][0]: idx[0] for cs, idx in of_label.items()}
-    delta: list[list[int]] = [[-1] * len(parts)]
+    words, symbols, symbol = _word_alphabet(values)
+    delta: list[list[int]] = [[-1] * len(symbols)]
     accepting = [False]
     for word in words:
         state = 0
         for ch in word:
             a = symbol[ord(ch)]
             if delta[state][a] < 0:
-                delta.append([-1] * len(parts))
+                delta.append([-1] * len(symbols))
                 accepting.append(False)
                 delta[state][a] = len(delta) - 1
             state = delta[state][a]
         accepting[state] = True
-    return minimize(DFA(tuple(p.ranges for p in parts), delta, accepting))
+    return minimize(DFA(symbols, delta, accepting))
 
 
 def exclusion_dfa(values: Iterable[str]) -> DFA:
     """Every string except ``values``: their trie, where leaving the trie leads to a state that
     accepts everything. Built directly, without minimisation (it is small and almost minimal)."""
-    words = sorted(set(values))
-    parts, of_label = minterms(CharSet.of((ord(c), ord(c))) for w in words for c in w)
-    symbol = {cs.ranges[0][0]: idx[0] for cs, idx in of_label.items()}
+    words, symbols, symbol = _word_alphabet(values)
     free = 1  # state 0 is the root of the trie
-    delta: list[list[int]] = [[free] * len(parts), [free] * len(parts)]
+    delta: list[list[int]] = [[free] * len(symbols), [free] * len(symbols)]
     accepting = [True, True]
     for word in words:
         state = 0
         for ch in word:
             a = symbol[ord(ch)]
             if delta[state][a] == free:
-                delta.append([free] * len(parts))
+                delta.append([free] * len(symbols))
                 accepting.append(True)
                 delta[state][a] = len(delta) - 1
             state = delta[state][a]
         accepting[state] = False
-    return DFA(tuple(p.ranges for p in parts), [tuple(row) for row in delta], accepting)
+    return DFA(symbols, [tuple(row) for row in delta], accepting)
 
 
 def length_dfa(min_length: int, max_length: int | None) -> DFA:
@@ -202,6 +206,10 @@ def union_all(dfas: list[DFA]) -> DFA:
     return dfas[0]
 
 
+#: Past every code point: a table that has run out.
+_END = MAX_CODE_POINT + 2
+
+
 def _union(first: DFA, second: DFA) -> DFA:
     """The product automaton accepting what either accepts. Unlike an intersection, a side may
     have left its automaton (-1) while the other goes on, and a code point that only one side
@@ -251,10 +259,6 @@ def _union(first: DFA, second: DFA) -> DFA:
     accepting = [(p // width > 0 and first.accepting[p // width - 1])
                  or (p % width > 0 and second.accepting[p % width - 1]) for p in order]
     return minimize(DFA(alphabet, delta, accepting))
-
-
-#: Past every code point: a table that has run out.
-_END = MAX_CODE_POINT + 2
 
 
 def limit_length(dfa: DFA, min_length: int, max_length: int | None) -> DFA:

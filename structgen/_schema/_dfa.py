@@ -1,10 +1,11 @@
 """The DFA value shared by every automaton construction, with its alphabet and state budgets.
 
 A :class:`DFA` runs over Unicode code points, but its alphabet is a short list of disjoint sets
-of code points (kept as ranges): the *minterms* (:func:`minterms`), the coarsest partition of the
-code points that the character sets involved never split. That keeps intersection, complement, minimisation
-and GBNF emission (``_emit_dfa``) cheap. Constructions that outgrow ``MAX_STATES`` raise
-:class:`TooLarge`, which callers turn into UnsupportedSchemaError with :func:`too_large`.
+of code points (kept as ranges): the *minterms* (:func:`minterms`), the coarsest partition of
+the code points that the character sets involved never split. That keeps intersection,
+complement, minimisation and GBNF emission (``_emit_dfa``) cheap. Constructions that outgrow
+``MAX_STATES`` raise :class:`TooLarge`, which callers turn into UnsupportedSchemaError with
+:func:`too_large`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .._errors import UnsupportedSchemaError
-from ._charset import MAX_CODE_POINT, CharSet, Range
+from ._charset import MAX_CODE_POINT, CharSet, Range, merge_ranges
 
 __all__ = ["DFA", "MAX_PRODUCT_STATES", "MAX_STATES", "Symbols", "TooLarge", "minterms", "too_large"]
 
@@ -22,6 +23,10 @@ __all__ = ["DFA", "MAX_PRODUCT_STATES", "MAX_STATES", "Symbols", "TooLarge", "mi
 MAX_STATES = 20_000
 #: Length-bounded products get a smaller budget: each state becomes a grammar rule.
 MAX_PRODUCT_STATES = 8_000
+
+
+#: The alphabet of a DFA: each symbol's code points as a CharSet's ranges.
+Symbols = tuple[tuple[Range, ...], ...]
 
 
 class TooLarge(Exception):
@@ -32,8 +37,9 @@ class TooLarge(Exception):
         self.limit = limit
 
 
-def minterms(labels: Iterable[CharSet]) -> tuple[list[CharSet], dict[CharSet, list[int]]]:
-    """The coarsest partition of all code points refining every label, and each label's parts."""
+def minterms(labels: Iterable[CharSet]) -> tuple[Symbols, dict[CharSet, list[int]]]:
+    """The coarsest partition of all code points refining every label (as a DFA's alphabet), and
+    each label's parts."""
     distinct = list(dict.fromkeys(labels))
     points = {0, MAX_CODE_POINT + 1}
     for cs in distinct:
@@ -51,20 +57,16 @@ def minterms(labels: Iterable[CharSet]) -> tuple[list[CharSet], dict[CharSet, li
     by_signature: dict[tuple[int, ...], list[tuple[int, int]]] = {}
     for k, member_of in enumerate(members):
         by_signature.setdefault(tuple(member_of), []).append((bounds[k], bounds[k + 1] - 1))
-    parts: list[CharSet] = []
+    parts: list[tuple[Range, ...]] = []
     of_label: dict[CharSet, list[int]] = {cs: [] for cs in distinct}
     for sig, ranges in by_signature.items():
-        part = CharSet.from_ranges(ranges)
+        part = merge_ranges(ranges)
         if not part:
             continue  # only surrogates
         for li in sig:
             of_label[distinct[li]].append(len(parts))
         parts.append(part)
-    return parts, of_label
-
-
-#: The alphabet of a DFA: each symbol's code points as a CharSet's ranges.
-Symbols = tuple[tuple[Range, ...], ...]
+    return tuple(parts), of_label
 
 
 @dataclass

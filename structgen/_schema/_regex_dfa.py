@@ -94,7 +94,7 @@ def _determinize(nfa: _NFA, final: int) -> DFA:
     """Subset construction. Items are ``2*state + ended``: an "ended" item has passed a ``$`` and
     may consume nothing more. A set holding the (unended) final state accepts every continuation
     (the final state loops on everything), so all such sets collapse into one."""
-    parts, of_label = minterms(cs for edges in nfa.chars for cs, _ in edges)
+    alphabet, of_label = minterms(cs for edges in nfa.chars for cs, _ in edges)
     moves_of = [[(of_label[cs], 2 * t) for cs, t in edges] for edges in nfa.chars]
     item_closures: dict[int, frozenset[int]] = {}
 
@@ -135,7 +135,7 @@ def _determinize(nfa: _NFA, final: int) -> DFA:
                 for symbols, target in moves_of[item // 2]:
                     for a in symbols:
                         moves.setdefault(a, set()).add(target)
-        row = [-1] * len(parts)
+        row = [-1] * len(alphabet)
         for a, targets in moves.items():
             key = frozenset(targets)
             known = state_of_targets.get(key)
@@ -153,4 +153,4 @@ def _determinize(nfa: _NFA, final: int) -> DFA:
             row[a] = known
         delta.append(row)
         accepting.append(2 * final in current or 2 * final + 1 in current)
-    return DFA(tuple(p.ranges for p in parts), delta, accepting)
+    return DFA(alphabet, delta, accepting)
