@@ -18,9 +18,11 @@ $(STAMP): pyproject.toml .ci/llama-wheel .ci/portable
 demo: $(STAMP)
 	$(PY) examples/demo.py
 
-# The HTTP backend's tests run against a real llama-server, built once (see .ci/llama-server).
+# The HTTP backend's tests run against a real llama-server, built once (see .ci/llama-server);
+# the native tool-call formats are tested with real models' chat templates (.ci/llama-templates).
 test: $(STAMP)
-	server="$$(PYTHON=$(PY) .ci/llama-server)" && STRUCTGEN_LLAMA_SERVER="$$server" $(PY) -m pytest -q
+	server="$$(PYTHON=$(PY) .ci/llama-server)" && templates="$$(PYTHON=$(PY) .ci/llama-templates)" && \
+	  STRUCTGEN_LLAMA_SERVER="$$server" STRUCTGEN_CHAT_TEMPLATES="$$templates" $(PY) -m pytest -q
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not model"

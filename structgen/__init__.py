@@ -21,11 +21,14 @@ from ._errors import (
     GenerationError,
     GrammarError,
     IncompleteOutputError,
+    MaxRoundsError,
     ModelNotFoundError,
     OutputValidationError,
     RefusalError,
     SchemaError,
     StructgenError,
+    ToolDefinitionError,
+    ToolExecutionError,
     UnsupportedSchemaError,
 )
 from ._generate import (
@@ -47,11 +50,13 @@ from ._grammar import Grammar
 from ._model_path import default_model_path
 from ._schema import json_schema_to_gbnf
 from ._schema._options import GrammarOptions
+from ._tools import ArgumentsDelta, Tool, ToolCall, ToolRun, ToolTurn, tool
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ARITHMETIC_GBNF",
+    "ArgumentsDelta",
     "Backend",
     "BackendError",
     "CHESS_GBNF",
@@ -71,6 +76,7 @@ __all__ = [
     "LLM",
     "LlamaCppBackend",
     "LlamaServerBackend",
+    "MaxRoundsError",
     "Message",
     "ModelNotFoundError",
     "OutputValidationError",
@@ -81,9 +87,16 @@ __all__ = [
     "SchemaError",
     "StructgenError",
     "TextDelta",
+    "Tool",
+    "ToolCall",
+    "ToolDefinitionError",
+    "ToolExecutionError",
+    "ToolRun",
+    "ToolTurn",
     "UnsupportedSchemaError",
     "Usage",
     "default_model_path",
     "json_schema_to_gbnf",
     "structured",
+    "tool",
 ]

@@ -7,11 +7,14 @@ Every error structgen raises on purpose derives from :class:`StructgenError`::
     ├── SchemaError               an invalid JSON Schema: bad $ref, cycle, conflict, bad regex
     │   └── UnsupportedSchemaError  a valid keyword that changes validity but cannot be enforced
     ├── ModelNotFoundError        a model file that is missing or unreadable
+    ├── ToolDefinitionError       a function, model or dict that cannot become a tool (tool, parameter)
     ├── BackendError              the inference backend failed (foreign errors are wrapped here)
     └── GenerationError           generation ended without a valid instance
         ├── IncompleteOutputError   max_tokens reached before the grammar completed
         ├── RefusalError            the model took the refusal branch (``.reason``)
-        └── OutputValidationError   every attempt failed validation (``.attempts``)
+        ├── OutputValidationError   every attempt failed validation (``.attempts``)
+        ├── ToolExecutionError      a tool raised while running a call (``.call``, ``__cause__``)
+        └── MaxRoundsError          ``run_tools`` reached ``max_rounds`` (``.messages``)
 
 Input of the wrong Python type still raises :class:`TypeError`, as Python code expects.
 """
@@ -26,11 +29,14 @@ __all__ = [
     "GenerationError",
     "GrammarError",
     "IncompleteOutputError",
+    "MaxRoundsError",
     "ModelNotFoundError",
     "OutputValidationError",
     "RefusalError",
     "SchemaError",
     "StructgenError",
+    "ToolDefinitionError",
+    "ToolExecutionError",
     "UnsupportedSchemaError",
 ]
 
@@ -132,3 +138,43 @@ class OutputValidationError(GenerationError):
         self.attempts = list(attempts)
         last = self.attempts[-1][0] if self.attempts else ""
         super().__init__(message, text=last, usage=usage)
+
+
+class ToolDefinitionError(StructgenError, TypeError):
+    """A function, model or tool dict that cannot become a tool.
+
+    ``tool`` names the tool, ``parameter`` the offending parameter (None when the tool as a
+    whole is at fault) and ``pointer`` the JSON pointer in its arguments schema, if any.
+    """
+
+    def __init__(
+        self, message: str, *, tool: str | None = None, parameter: str | None = None,
+        pointer: str = "",
+    ) -> None:
+        self.tool = tool
+        self.parameter = parameter
+        self.pointer = pointer
+        super().__init__(message)
+
+
+class ToolExecutionError(GenerationError):
+    """A tool raised while running a call. ``call`` is the :class:`~structgen.ToolCall`; the
+    tool's own exception is chained as ``__cause__``; ``messages`` is the conversation so far."""
+
+    def __init__(
+        self, message: str, *, call: Any, messages: Sequence[Any] = (), usage: Any = None
+    ) -> None:
+        self.call = call
+        self.messages = list(messages)
+        super().__init__(message, usage=usage)
+
+
+class MaxRoundsError(GenerationError):
+    """``run_tools`` made ``max_rounds`` rounds of calls without a final answer.
+
+    ``messages`` is the whole conversation so far (calls and results included), so the run can
+    be inspected or continued."""
+
+    def __init__(self, message: str, *, messages: Sequence[Any] = (), usage: Any = None) -> None:
+        self.messages = list(messages)
+        super().__init__(message, usage=usage)

@@ -6,6 +6,7 @@ import structgen
 
 PUBLIC = [
     "ARITHMETIC_GBNF",
+    "ArgumentsDelta",
     "Backend",
     "BackendError",
     "CHESS_GBNF",
@@ -25,6 +26,7 @@ PUBLIC = [
     "LLM",
     "LlamaCppBackend",
     "LlamaServerBackend",
+    "MaxRoundsError",
     "Message",
     "ModelNotFoundError",
     "OutputValidationError",
@@ -35,11 +37,18 @@ PUBLIC = [
     "SchemaError",
     "StructgenError",
     "TextDelta",
+    "Tool",
+    "ToolCall",
+    "ToolDefinitionError",
+    "ToolExecutionError",
+    "ToolRun",
+    "ToolTurn",
     "UnsupportedSchemaError",
     "Usage",
     "default_model_path",
     "json_schema_to_gbnf",
     "structured",
+    "tool",
 ]
 
 

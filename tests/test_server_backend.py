@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from pydantic import BaseModel
 
 import structgen as sg
 from structgen._errors import BackendError, GrammarError, IncompleteOutputError
+from structgen._generate._types import Completion, CompletionRequest, Message
 
 pytestmark = pytest.mark.model
 
@@ -127,3 +129,27 @@ def test_the_example_runs(server_url: str) -> None:
     out = subprocess.run([sys.executable, str(ROOT / "examples" / "server_backend.py"), server_url],
                          check=True, capture_output=True, text=True, timeout=120)
     assert "City(city='Lisbon', country='Portugal')" in out.stdout
+
+
+def test_tool_calls_through_the_server(remote: sg.LLM) -> None:
+    def get_weather(city: str) -> str:
+        """Get the current weather in a city."""
+        return f"sunny in {city}"
+
+    turn = remote.call_tools("What is the weather in Paris?", [get_weather])
+    assert [c.name for c in turn.calls] == ["get_weather"] and turn.calls[0].arguments.city == "Paris"
+    text = remote.call_tools("What is the weather in Paris?", [get_weather], tool_choice="none")
+    assert text.calls == [] and text.text
+
+
+def test_lazy_grammar_through_the_server(remote: sg.LLM) -> None:
+    """The server's own lazy sampler: free text until the first "e", then the grammar."""
+    request = CompletionRequest(
+        messages=(Message("user", "Describe the sea in one sentence."),),
+        gbnf='root ::= "e" [a-z]{0,5} "!"', max_tokens=60, triggers=("e",),
+    )
+    completion = list(remote.backend.complete(request))[-1]
+    assert isinstance(completion, Completion) and completion.finish_reason == "stop"
+    text = completion.text
+    assert "e" in text and "e" not in text[: text.index("e")]
+    assert re.fullmatch(r"e[a-z]{0,5}!", text[text.index("e") :]), text

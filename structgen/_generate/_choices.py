@@ -28,11 +28,15 @@ class Alternative:
     say "I'm sorry" cannot say it under a JSON grammar, so the refusal branch also counts the
     likelihood of its usual refusal phrases, and when it is chosen, the most likely of them
     opens its free text (the reason), which the model then continues.
+
+    ``per_token`` alternatives are compared by their mean log-likelihood per token: the total
+    favours short spellings, which decides between tool names more by length than by meaning.
     """
 
     text: str
     complete: bool
     cues: tuple[str, ...] = ()
+    per_token: bool = False  # scored by mean log-likelihood per token (names of unequal length)
 
 
 #: How models usually begin a refusal (scored for the refusal branch; the likeliest opens the reason).
@@ -190,6 +194,13 @@ class JsonCursor:
             return None
         return tuple(None if f[0] == "arr" else f[1] for f in self._frames)
 
+    def _reopen(self) -> None:
+        """A container opening after the top-level value ended starts a new value: tool-call
+        formats write several top-level JSON values, with plain text between them."""
+        if not self._frames and self.done:
+            self.done = False
+            self.closed = []
+
     def _close_value(self) -> None:
         self._in_scalar = False
         self._expect_value = False
@@ -236,9 +247,11 @@ class JsonCursor:
                 top[1] += 1
                 self._expect_value = True
         elif ch == "{":
+            self._reopen()
             self._frames.append(["obj", None])
             self._expect_value = False
         elif ch == "[":
+            self._reopen()
             self._frames.append(["arr", 0])
             self._expect_value = True
         elif ch in "}]":

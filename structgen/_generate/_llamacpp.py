@@ -11,7 +11,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from .._errors import BackendError, GrammarError, StructgenError
@@ -19,11 +19,12 @@ from .._llama_log import silence_llama_logs
 from .._model_path import check_model_file, default_model_path
 from ._grammar_state import CompiledGrammar
 from ._lookup import DraftPolicy
+from ._lazy import Triggers, feed_constrained, run_free
 from ._loop import ConstrainedDecoder
 from ._runner import ContextFullError, ModelRunner
 from ._sampling import TokenPicker
 from ._template import ChatTemplate
-from ._types import Completion, CompletionRequest, Event, Message, Usage
+from ._types import Completion, CompletionRequest, Event, Message, TextDelta, Usage
 from ._vocab import VocabTables
 
 #: Compiled grammars kept per backend (least recently used are freed first).
@@ -140,7 +141,7 @@ class LlamaCppBackend:
         usage = Usage(attempts=1)
         try:
             compiled = self.compile(request.gbnf, request.root)
-            prompt = self.render(request.messages)
+            prompt = self.render(request.messages, request.tools)
             usage.prompt_tokens = len(prompt)
             if len(prompt) >= self.runner.n_ctx:
                 raise BackendError(
@@ -157,13 +158,33 @@ class LlamaCppBackend:
         except Exception as e:
             raise BackendError(f"llama.cpp failed: {e}") from e
         try:
+            picker = TokenPicker(request.sampling)
+            head, budget = "", request.max_tokens
+            if request.triggers:
+                free, rest = run_free(
+                    self.runner, self.tables, picker, Triggers(request.triggers),
+                    max_tokens=budget, usage=usage,
+                )
+                budget -= free.produced
+                if free.text:
+                    yield TextDelta(free.text)
+                if not free.triggered:
+                    usage.model_seconds += self.runner.seconds - model_before
+                    usage.total_seconds += time.perf_counter() - started
+                    yield Completion(free.text, "stop" if free.stopped else "length", usage)
+                    return
+                accepted, count = feed_constrained(self.runner, self.tables, state, rest, usage)
+                budget -= count
+                if accepted:
+                    yield TextDelta(accepted)
+                head = free.text + accepted
             decoder = ConstrainedDecoder(
                 self.runner,
                 self.tables,
                 state,
-                TokenPicker(request.sampling),
-                max_tokens=request.max_tokens,
-                choices=request.choices,
+                picker,
+                max_tokens=max(budget, 0),
+                choices=None if request.triggers else request.choices,
                 usage=usage,
                 drafts=self.drafts,
             )
@@ -171,6 +192,7 @@ class LlamaCppBackend:
                 if isinstance(event, Completion):
                     usage.model_seconds += self.runner.seconds - model_before
                     usage.total_seconds += time.perf_counter() - started
+                    event = Completion(head + event.text, event.finish_reason, usage)
                 yield event
         except StructgenError:
             raise
@@ -197,9 +219,9 @@ class LlamaCppBackend:
             self._grammars.popitem(last=False)
         return compiled
 
-    def render(self, messages: Sequence[Message]) -> list[int]:
-        """Prompt tokens for ``messages`` in the model's own chat template."""
-        return self.template.tokens(messages)
+    def render(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]] = ()) -> list[int]:
+        """Prompt tokens for ``messages`` (and ``tools``) in the model's own chat template."""
+        return self.template.tokens(messages, tools)
 
     def _claim_context(self) -> None:
         # ``Llama`` keeps its own idea of the cache; a non-zero n_tokens means someone used

@@ -25,6 +25,7 @@ from .._errors import IncompleteOutputError, OutputValidationError, RefusalError
 from .._schema._refs import escape_pointer_token
 from ._output import OutputSpec, Refusal, spec_for, validation_errors
 from ._partial import PartialBuilder
+from ._tool_api import ToolCalling
 from ._types import (
     Backend,
     Completion,
@@ -64,7 +65,7 @@ class Result(Generic[T]):
     usage: Usage
 
 
-class LLM:
+class LLM(ToolCalling):
     """A local model that answers with typed, validated values.
 
     ``LLM()`` loads the default model (SmolLM2-135M-Instruct); ``LLM(path)`` any GGUF file;

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import codecs
 import itertools
-import time
 from collections.abc import Generator, Iterator
 
 import numpy as np
@@ -279,12 +278,18 @@ class ConstrainedDecoder:
         if self.produced >= self.max_tokens:
             return True
         # Scoring decodes overwrite the logits buffer: take the next-token distribution first.
+        # (The buffer is current again once the chosen alternative is decoded.)
         first = log_softmax(self.runner.logits())
         scored = [
-            self._score(first, [tokens, *(self.tables.tokenize(c) for c in alternative.cues)])
+            score_continuations(
+                self.runner, self.tables, [tokens, *(self.tables.tokenize(c) for c in alternative.cues)], first
+            )
             for tokens, alternative in valid
         ]
-        pick = self.picker.choose([max(s) for s in scored])
+        pick = self.picker.choose([
+            max(s) / max(len(tokens), 1) if alternative.per_token else max(s)
+            for s, (tokens, alternative) in zip(scored, valid)
+        ])
         best, alternative = valid[pick]
         yield from self._apply(best[: self.max_tokens - self.produced])
         cue = _best_cue(alternative, scored[pick])
@@ -310,20 +315,6 @@ class ConstrainedDecoder:
         self.runner.decode(tokens)
         self._count(tokens, forced=True)
         yield from self._emit(tokens)
-
-    def _last_token_logprob(self, logprobs: npt.NDArray[np.float64], token: int) -> float:
-        """Log-probability that the next token *starts with* ``token``'s text.
-
-        An alternative's last token may merge with what follows (``"`` then ``,`` is usually
-        the single token ``",``), so its own probability says more about tokenization than
-        about the choice; the probability of its text as a prefix does not (token healing).
-        """
-        if not self.tables.extendable(token):
-            return float(logprobs[token])
-        ids = np.append(self.tables.extensions(token), token)
-        values = logprobs[ids]
-        top = float(values.max())
-        return top + float(np.log(np.exp(values - top).sum()))
 
     def _valid_continuations(
         self, forced_text: str, alternatives: tuple[Alternative, ...]
@@ -353,28 +344,51 @@ class ConstrainedDecoder:
             self.state.seconds += fork.seconds
             fork.close()
 
-    def _score(self, first: npt.NDArray[np.float64], candidates: list[list[int]]) -> list[float]:
-        """Full log-likelihood of each candidate continuation, given the log-probabilities of
-        the next token (``first``); the cache is left unchanged, the logits buffer is not."""
-        start = self.runner.position
-        scores: list[float] = []
-        try:
-            for tokens in candidates:
-                if len(tokens) == 1:
-                    scores.append(self._last_token_logprob(first, tokens[0]))
-                    continue
-                score = float(first[tokens[0]])
-                self.runner.decode(tokens[:-1], all_logits=True)
-                for i, token in enumerate(tokens[1:-1]):
-                    score += float(log_softmax(self.runner.logits(i))[token])
-                last = log_softmax(self.runner.logits(len(tokens) - 2))
-                scores.append(score + self._last_token_logprob(last, tokens[-1]))
-                self.runner.truncate(start)
-        finally:
-            self.runner.truncate(start)
-        # The logits buffer now holds a scoring row; the caller decodes the chosen
-        # alternative next, which makes the logits current again.
-        return scores
+
+def prefix_logprob(tables: VocabTables, logprobs: npt.NDArray[np.float64], token: int) -> float:
+    """Log-probability that the next token *starts with* ``token``'s text.
+
+    An alternative's last token may merge with what follows (``"`` then ``,`` is usually
+    the single token ``",``), so its own probability says more about tokenization than
+    about the choice; the probability of its text as a prefix does not (token healing).
+    """
+    if not tables.extendable(token):
+        return float(logprobs[token])
+    ids = np.append(tables.extensions(token), token)
+    values = logprobs[ids]
+    top = float(values.max())
+    return top + float(np.log(np.exp(values - top).sum()))
+
+
+def score_continuations(
+    runner: ModelRunner, tables: VocabTables, continuations: list[list[int]],
+    first: npt.NDArray[np.float64] | None = None,
+) -> list[float]:
+    """Full log-likelihood of each token sequence right after what the cache holds now, given
+    ``first``, the log-probabilities of the next token (read from the current logits if None).
+    The cache is left as it was; the logits buffer is not."""
+    start = runner.position
+    if first is None:
+        first = log_softmax(runner.logits())
+    scores: list[float] = []
+    try:
+        for tokens in continuations:
+            if not tokens:
+                scores.append(0.0)
+                continue
+            if len(tokens) == 1:
+                scores.append(prefix_logprob(tables, first, tokens[0]))
+                continue
+            score = float(first[tokens[0]])
+            runner.decode(tokens[:-1], all_logits=True)
+            for i, token in enumerate(tokens[1:-1]):
+                score += float(log_softmax(runner.logits(i))[token])
+            last = log_softmax(runner.logits(len(tokens) - 2))
+            scores.append(score + prefix_logprob(tables, last, tokens[-1]))
+            runner.truncate(start)
+    finally:
+        runner.truncate(start)
+    return scores
 
 
 def _best_cue(alternative: Alternative, scores: list[float]) -> str | None:
@@ -401,11 +415,6 @@ def _complete_utf8_prefix(data: bytes) -> str:
         except UnicodeDecodeError:
             continue
     return ""
-
-
-def finish_usage(usage: Usage, started: float) -> Usage:
-    usage.total_seconds += time.perf_counter() - started
-    return usage
 
 
 __all__ = ["ConstrainedDecoder", "FinishReason"]

@@ -3,7 +3,8 @@
 The server renders the chat messages with the model's own template (``/apply-template``) and
 decodes under the grammar with its native sampler (``/completion``, streamed as server-sent
 events). Fast-forwarding, prompt-lookup guesses and likelihood choices are in-process
-techniques: a server decodes token by token, and ``choices`` in a request are ignored.
+techniques: a server decodes token by token, and ``choices`` in a request are ignored. A lazy
+grammar (``triggers``) becomes the server's own ``grammar_lazy`` and ``grammar_triggers``.
 
 Errors are translated here, at the seam: an unreachable server or an HTTP error is a
 :class:`~structgen.BackendError`, a grammar the server cannot parse a
@@ -39,13 +40,17 @@ class LlamaServerBackend:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
 
+    def close(self) -> None:
+        """Nothing to release: each call opens its own connection."""
+
     # -- the seam -------------------------------------------------------------------------
 
     def complete(self, request: CompletionRequest) -> Iterator[Event]:
         started = time.perf_counter()
-        prompt = self._post("/apply-template", {
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
-        })["prompt"]
+        template: dict[str, Any] = {"messages": [m.as_dict() for m in request.messages]}
+        if request.tools:
+            template["tools"] = [dict(t) for t in request.tools]
+        prompt = self._post("/apply-template", template)["prompt"]
         s = request.sampling
         body: dict[str, Any] = {
             "prompt": prompt,
@@ -60,6 +65,9 @@ class LlamaServerBackend:
         }
         if s.seed is not None:
             body["seed"] = s.seed
+        if request.triggers:
+            body["grammar_lazy"] = True
+            body["grammar_triggers"] = [_trigger(t) for t in request.triggers]
         parts: list[str] = []
         final: dict[str, Any] = {}
         for event in self._stream("/completion", body):
@@ -124,6 +132,13 @@ def _rooted(gbnf: str, root: str) -> str:
             f"a 'root' besides its start rule {root!r}"
         )
     return f"root ::= {root}\n{gbnf}"
+
+
+def _trigger(trigger: str | int) -> dict[str, Any]:
+    """A trigger as llama-server reads it: a regex pattern (type 2) or a token id (type 0)."""
+    if isinstance(trigger, int):
+        return {"type": 0, "value": "", "token": trigger}
+    return {"type": 2, "value": trigger}
 
 
 def _finish_reason(final: dict[str, Any]) -> Any:

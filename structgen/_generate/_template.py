@@ -31,19 +31,20 @@ class ChatTemplate:
         add_bos = bool(tables.lib.llama_vocab_get_add_bos(tables.vocab))
         return cls(metadata.get("tokenizer.chat_template"), tables, add_bos)
 
-    def text(self, messages: Sequence[Message]) -> str:
-        """The prompt text, ending where the assistant's answer begins."""
-        plain = [{"role": m.role, "content": m.content} for m in messages]
+    def text(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]] = ()) -> str:
+        """The prompt text, ending where the assistant's answer begins. ``tools`` (OpenAI-style
+        dicts) are given to the template, for templates that render them."""
+        plain = [m.as_dict() for m in messages]
         if self._formatter is None:
             lines = [f"{m['role']}: {m['content']}" for m in plain]
             return "\n\n".join(lines) + "\n\nassistant: "
         try:
-            return str(self._formatter(messages=plain).prompt)
+            return str(self._formatter(messages=plain, tools=[dict(t) for t in tools] or None).prompt)
         except Exception as e:
             raise BackendError(f"the model's chat template failed to render: {e}") from e
 
-    def tokens(self, messages: Sequence[Message]) -> list[int]:
-        text = self.text(messages)
+    def tokens(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]] = ()) -> list[int]:
+        text = self.text(messages, tools)
         # Templates that spell BOS themselves must not get a second one from the tokenizer.
         add_bos = self.add_bos and not (self._bos_text and text.startswith(self._bos_text))
         return self.tables.tokenize(text, add_special=add_bos, parse_special=True)

@@ -9,21 +9,40 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, Union, runtime_checkable
+from typing import Any, Literal, Protocol, Union, runtime_checkable
 
 from ._choices import ChoiceTable
 
-Role = Literal["system", "user", "assistant"]
-_ROLES: dict[str, Role] = {"system": "system", "user": "user", "assistant": "assistant"}
+Role = Literal["system", "user", "assistant", "tool"]
+_ROLES: dict[str, Role] = {"system": "system", "user": "user", "assistant": "assistant", "tool": "tool"}
 FinishReason = Literal["stop", "length"]
 
 
 @dataclass(frozen=True)
 class Message:
-    """One chat message."""
+    """One chat message.
+
+    An assistant message may carry the ``tool_calls`` it made (OpenAI's shape:
+    ``{"id", "type": "function", "function": {"name", "arguments"}}``, arguments as JSON text);
+    a ``tool`` message is a call's result, naming the call (``tool_call_id``) and tool (``name``).
+    """
 
     role: Role
     content: str
+    tool_calls: tuple[Mapping[str, Any], ...] = ()
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The message as chat templates and chat APIs read it."""
+        message: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            message["tool_calls"] = [dict(call) for call in self.tool_calls]
+        if self.tool_call_id is not None:
+            message["tool_call_id"] = self.tool_call_id
+        if self.name is not None:
+            message["name"] = self.name
+        return message
 
 
 @dataclass(frozen=True)
@@ -57,7 +76,10 @@ class CompletionRequest:
 
     ``gbnf``/``root`` is the grammar the whole answer must match. ``choices`` optionally names
     JSON positions whose value is one of a few whole alternatives; a backend that can score
-    alternatives by their full likelihood uses it, others ignore it.
+    alternatives by their full likelihood uses it, others ignore it. ``tools`` (OpenAI-style
+    tool dicts) are handed to the chat template. With ``triggers`` (regex patterns and token
+    ids) the grammar is lazy: the model writes freely until a trigger appears, and from the
+    trigger on the rest must match the grammar, which starts with the trigger's text.
     """
 
     messages: tuple[Message, ...]
@@ -66,6 +88,8 @@ class CompletionRequest:
     max_tokens: int = 512
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
     choices: ChoiceTable | None = None
+    tools: tuple[Mapping[str, Any], ...] = ()
+    triggers: tuple[str | int, ...] = ()
 
 
 @dataclass
@@ -145,25 +169,41 @@ class Backend(Protocol):
 
     def complete(self, request: CompletionRequest) -> Iterator[Event]: ...
 
+    def close(self) -> None: ...
+
+
+def as_message(item: Mapping[str, Any] | Message) -> Message:
+    """A :class:`Message` from itself or from an OpenAI-style message dict."""
+    if isinstance(item, Message):
+        return item
+    if not isinstance(item, Mapping):
+        raise TypeError("each message is a Message or a dict with a role and str content")
+    role, content = item.get("role"), item.get("content")
+    calls = item.get("tool_calls") or ()
+    if content is None and calls:
+        content = ""
+    if role not in _ROLES or not isinstance(content, str):
+        raise TypeError("each message needs a role (system, user, assistant, tool) and str content")
+    if not isinstance(calls, (list, tuple)) or not all(isinstance(c, Mapping) for c in calls):
+        raise TypeError("tool_calls must be a list of dicts")
+    call_id, name = item.get("tool_call_id"), item.get("name")
+    if (call_id is not None and not isinstance(call_id, str)) or (name is not None and not isinstance(name, str)):
+        raise TypeError("tool_call_id and name must be strings")
+    return Message(_ROLES[role], content, tuple(calls), call_id, name)
+
 
 def as_messages(
     prompt: str | None,
     *,
     system: str | None,
-    messages: Sequence[Mapping[str, str] | Message] | None,
+    messages: Sequence[Mapping[str, Any] | Message] | None,
 ) -> list[Message]:
     """Normalize the ways a caller can say what to ask into a list of messages."""
     result: list[Message] = []
     if system is not None:
         result.append(Message("system", system))
     for item in messages or ():
-        if isinstance(item, Message):
-            result.append(item)
-            continue
-        role, content = item.get("role"), item.get("content")
-        if role not in _ROLES or not isinstance(content, str):
-            raise TypeError("each message needs a role (system, user, assistant) and str content")
-        result.append(Message(_ROLES[role], content))
+        result.append(as_message(item))
     if prompt is not None:
         if not isinstance(prompt, str):
             raise TypeError("prompt must be a str")

@@ -1,0 +1,336 @@
+"""One tool-calling turn: decide between calling and answering, constrain the calls, validate.
+
+The steps of a turn, each a backend request whose usage is summed into the turn's:
+
+1. **Call**: the turn's grammar is the union of the tools' call shapes; the tool's name is
+   chosen by each whole name's likelihood (a whole-alternative choice), its arguments follow.
+   How many calls is the model's choice (at most ``max_calls``); a call that repeats an earlier
+   one of the same turn ends the turn there, since small models otherwise loop.
+2. **Decide** (``tool_choice="auto"``): the whole proposed call is judged, not its first token.
+   A call is kept when it is grounded in the conversation: some argument value the model wrote
+   appears in what the user said (or the tool takes no arguments). Otherwise — and when the
+   model cannot finish a call within ``max_tokens`` — the model answers in words instead.
+   (Chosen by measurement on BFCL: the likelihood of the call's opening against the openings
+   of plain answers barely tells relevant requests from irrelevant ones on small models; see
+   docs/benchmarks.md.)
+3. **Validate**: each call's arguments go through its tool's model; a validator the grammar
+   cannot express fails the turn into a retry, with the errors fed back.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import string
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError
+
+from .._errors import IncompleteOutputError, OutputValidationError
+from .._tools._calls import ArgumentsDelta, ToolCall, ToolTurn
+from .._tools._tool import Tool
+from ._output import validation_errors
+from ._tool_formats import JSON_FORMAT, ToolFormat
+from ._types import Backend, Completion, CompletionRequest, Message, SamplingSettings, TextDelta, Usage
+
+ToolChoice = Literal["auto", "required", "none"] | str
+
+_ID_CHARS = string.ascii_letters + string.digits
+
+
+@dataclass(frozen=True)
+class TurnSettings:
+    """What a caller asked of one turn."""
+
+    tools: Sequence[Tool]
+    tool_choice: ToolChoice
+    parallel: bool
+    max_calls: int
+    max_tokens: int
+    max_retries: int
+    sampling: SamplingSettings
+    format: ToolFormat = JSON_FORMAT
+
+    def __post_init__(self) -> None:
+        names = {t.name for t in self.tools}
+        if self.tool_choice not in ("auto", "required", "none") and self.tool_choice not in names:
+            raise ValueError(
+                f"tool_choice must be 'auto', 'required', 'none' or a tool's name, not {self.tool_choice!r}"
+            )
+        if self.max_calls < 1:
+            raise ValueError("max_calls must be >= 1")
+
+    @property
+    def callable_tools(self) -> list[Tool]:
+        if self.tool_choice in ("auto", "required", "none"):
+            return list(self.tools)
+        return [t for t in self.tools if t.name == self.tool_choice]
+
+
+TurnEvent = TextDelta | ArgumentsDelta | ToolCall | None  # None: a retry starts
+
+
+def run_turn(
+    backend: Backend, conversation: Sequence[Message], settings: TurnSettings
+) -> Generator[TurnEvent, None, ToolTurn]:
+    """Yields the turn's text deltas, argument deltas and calls as they complete; returns it."""
+    fmt = settings.format
+    messages, template_tools = fmt.render(conversation, settings.tools)
+    usage = Usage()
+    if settings.tool_choice != "none":
+        try:
+            turn = yield from _call_turn(backend, messages, template_tools, settings)
+        except IncompleteOutputError as error:
+            if settings.tool_choice != "auto":
+                raise
+            turn, usage = None, usage + error.usage  # no call fits in the budget: answer instead
+        if turn is not None:
+            if settings.tool_choice != "auto" or _grounded(turn.calls, conversation):
+                return turn
+            usage = usage + turn.usage
+        yield None  # what was streamed of the call is void
+    completion = yield from _stream_text(backend, messages, template_tools, settings, _text_gbnf(fmt))
+    usage = usage + completion.usage
+    return ToolTurn([], completion.text, usage, completion.text, completion.finish_reason == "length")
+
+
+def _text_gbnf(fmt: ToolFormat) -> str:
+    """Any text that does not open like a call (a model told about calls may start one)."""
+    first = fmt.opener[:1]
+    exclude = "".join(f"\\x{ord(c):02X}" for c in first if ord(c) < 128)
+    return f"root ::= ([^{exclude}\\x00] [^\\x00]*)?\n"
+
+
+def _call_turn(
+    backend: Backend, messages: list[Message], template_tools: tuple[dict[str, Any], ...],
+    settings: TurnSettings,
+) -> Generator[TurnEvent, None, ToolTurn]:
+    fmt = settings.format
+    usage = Usage()
+    grammar, choices = fmt.grammar(settings.callable_tools, max_calls=settings.max_calls if settings.parallel else 1)
+    attempts: list[tuple[str, Any]] = []
+    for attempt in range(settings.max_retries + 1):
+        if attempt:
+            yield None
+        request = CompletionRequest(
+            messages=tuple(messages), gbnf=grammar.gbnf, root=grammar.root,
+            max_tokens=settings.max_tokens, sampling=settings.sampling, choices=choices,
+            tools=template_tools,
+        )
+        reader = _CallReader(fmt, settings.callable_tools)
+        completion: Completion | None = None
+        events = backend.complete(request)
+        try:
+            for event in events:
+                if isinstance(event, TextDelta):
+                    yield event
+                    yield from reader.feed(event.text)
+                    if reader.repeated is not None:
+                        break  # a call repeated: the turn ends before it
+                elif isinstance(event, Completion):
+                    completion = event
+        finally:
+            close = getattr(events, "close", None)
+            if close is not None:
+                close()
+        if reader.repeated is not None:
+            text = reader.text[: reader.repeated] + fmt.after
+            usage = usage + (completion.usage if completion is not None else Usage(attempts=1))
+        else:
+            if completion is None:
+                from .._errors import BackendError
+
+                raise BackendError("the backend ended without a completion")
+            usage = usage + completion.usage
+            _check_complete(completion, settings, usage)
+            text = completion.text
+        try:
+            calls = _validated(fmt, settings.callable_tools, text, reader.calls)
+        except _InvalidCall as invalid:
+            attempts.append((text, invalid.errors))
+            messages = [*messages, *_feedback(text, invalid.errors)]
+            continue
+        return ToolTurn(calls, None, usage, text)
+    raise OutputValidationError(
+        f"{len(attempts)} attempt(s) produced no valid call; last errors: {attempts[-1][1]}",
+        attempts=attempts, usage=usage,
+    )
+
+
+def _grounded(calls: Sequence[ToolCall], conversation: Sequence[Message]) -> bool:
+    """Whether some call is new and grounded in what the user said: it repeats no call made
+    earlier in the conversation, and one of its argument values (a string or a number)
+    appears in the user's messages and tool results, or its tool takes no arguments."""
+    said = _plain(" ".join(m.content for m in conversation if m.role in ("user", "tool")))
+    made = {
+        (c["function"]["name"], _canonical(c["function"]["arguments"]))
+        for m in conversation for c in m.tool_calls if isinstance(c.get("function"), dict)
+    }
+    for call in calls:
+        if (call.name, _canonical(call.text)) in made:
+            continue
+        if not call.tool.parameters.get("properties"):
+            return True
+        values = _leaves(call.tool.keywords(call.arguments) if call.arguments is not None else {})
+        if any(value and value in said for value in values):
+            return True
+    return False
+
+
+def _leaves(value: Any) -> list[str]:
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [leaf for item in value for leaf in _leaves(item)]
+    if isinstance(value, bool) or value is None:
+        return []
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return [_plain(str(value))]
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"[\s,./\-_*^'\"]+", "", text.lower())
+
+
+def _stream_text(
+    backend: Backend, messages: Sequence[Message], tools: tuple[dict[str, Any], ...],
+    settings: TurnSettings, gbnf: str,
+) -> Generator[TextDelta, None, Completion]:
+    request = CompletionRequest(
+        messages=tuple(messages), gbnf=gbnf, max_tokens=settings.max_tokens,
+        sampling=settings.sampling, tools=tools,
+    )
+    completion: Completion | None = None
+    for event in backend.complete(request):
+        if isinstance(event, TextDelta):
+            yield event
+        elif isinstance(event, Completion):
+            completion = event
+    if completion is None:
+        from .._errors import BackendError
+
+        raise BackendError("the backend ended without a completion")
+    return completion
+
+
+def _check_complete(completion: Completion, settings: TurnSettings, usage: Usage) -> None:
+    if completion.finish_reason == "length":
+        raise IncompleteOutputError(
+            f"max_tokens={settings.max_tokens} ran out before the turn was complete",
+            text=completion.text, usage=usage,
+        )
+
+
+class _InvalidCall(Exception):
+    def __init__(self, errors: list[dict[str, Any]]) -> None:
+        self.errors = errors
+
+
+def _validated(
+    fmt: ToolFormat, tools: Sequence[Tool], text: str, streamed: Sequence[ToolCall] = ()
+) -> list[ToolCall]:
+    """The calls of ``text``, validated (the ones already streamed are reused as they are)."""
+    by_name = {t.name: t for t in tools}
+    known = {(c.name, c.text): c for c in streamed}
+    calls: list[ToolCall] = []
+    errors: list[dict[str, Any]] = []
+    for index, (name, arguments) in enumerate(fmt.parse(text)):
+        tool = by_name.get(name)
+        if tool is None:  # the grammar allows only these names; a foreign backend might not
+            errors.append({"loc": [index, "name"], "msg": f"no tool is named {name!r}", "type": "unknown_tool"})
+            continue
+        if (name, arguments) in known:
+            calls.append(known.pop((name, arguments)))
+            continue
+        try:
+            calls.append(ToolCall(name, tool.validate(arguments), new_call_id(), tool, arguments))
+        except ValidationError as error:
+            errors += [{**e, "loc": [index, name, *e["loc"]]} for e in validation_errors(error)]
+        except ValueError as error:
+            errors.append({"loc": [index, name], "msg": str(error), "type": "json_invalid"})
+    if not calls and not errors:
+        errors.append({"loc": [], "msg": "no call was found in the answer", "type": "no_call"})
+    if errors:
+        raise _InvalidCall(errors)
+    return calls
+
+
+def _feedback(text: str, errors: list[dict[str, Any]]) -> list[Message]:
+    problems = "\n".join(f"- {'.'.join(str(p) for p in e['loc']) or '(call)'}: {e['msg']}" for e in errors)
+    return [
+        Message("assistant", text),
+        Message("user", f"That call is invalid:\n{problems}\nCall again with corrected arguments."),
+    ]
+
+
+def new_call_id() -> str:
+    """A fresh call id: nine letters and digits (what Mistral's templates require)."""
+    return "".join(secrets.choice(_ID_CHARS) for _ in range(9))
+
+
+def call_message(turn: ToolTurn, fmt: ToolFormat = JSON_FORMAT) -> Message:
+    """The assistant message that records ``turn`` in a conversation."""
+    calls = tuple(
+        {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.text}} for c in turn.calls
+    )
+    return Message("assistant", turn.text or "", calls)
+
+
+class _CallReader:
+    """Follows a call turn's text as it grows: argument deltas of the call being written and
+    each call, validated, once its JSON is complete."""
+
+    def __init__(self, fmt: ToolFormat, tools: Sequence[Tool]) -> None:
+        self.fmt = fmt
+        self.by_name = {t.name: t for t in tools}
+        self.text = ""
+        self.done = 0
+        self.calls: list[ToolCall] = []  # the valid calls streamed so far
+        self.seen: set[tuple[str, str]] = set()
+        self.repeated: int | None = None  # where a call that repeats an earlier one starts
+        self.sent = 0  # characters of the current call's arguments already sent
+        self._key = re.compile(r'"name": "((?:[^"\\]|\\.)*)", "' + re.escape(fmt.arguments_key) + '": ')
+
+    def feed(self, delta: str) -> Generator[ArgumentsDelta | ToolCall, None, None]:
+        self.text += delta
+        calls = self.fmt.parse_spans(self.text)
+        for name, arguments, start in calls[self.done :]:
+            if (name, _canonical(arguments)) in self.seen:
+                self.repeated = self.fmt.call_start(self.text, start)
+                return
+            self.seen.add((name, _canonical(arguments)))
+            tool = self.by_name.get(name)
+            self.done += 1
+            self.sent = 0
+            if tool is None:
+                continue
+            try:
+                call = ToolCall(name, tool.validate(arguments), new_call_id(), tool, arguments)
+            except (ValidationError, ValueError):
+                continue  # reported when the turn ends, with a retry
+            self.calls.append(call)
+            yield call
+        openings = list(self._key.finditer(self.text))
+        if len(openings) > self.done:
+            current = openings[self.done]
+            arguments = self.text[current.end() :]
+            if len(arguments) > self.sent:
+                yield ArgumentsDelta(self.done, current.group(1), arguments[self.sent :])
+                self.sent = len(arguments)
+
+
+def _canonical(arguments: Any) -> str:
+    try:
+        value = json.loads(arguments) if isinstance(arguments, str) else arguments
+        return json.dumps(value, sort_keys=True)
+    except (TypeError, ValueError):
+        return str(arguments)
+
+
+__all__ = ["ToolChoice", "TurnSettings", "call_message", "run_turn"]

@@ -1,0 +1,72 @@
+"""Grammars of tool calls: each tool's arguments, and the union of ``{"name", "arguments"}`` shapes.
+
+A call's name and arguments always belong together: the turn's grammar is one alternative per
+tool, ``{"name": "<that tool>", "arguments": <that tool's arguments>}``, so a model that has
+written a name can only go on with that tool's arguments. Each tool's schema moves under
+``$defs`` (its own references rewritten to point there), so tools whose schemas define the
+same names never collide.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .._grammar import Grammar
+from .._schema._options import GrammarOptions
+
+if TYPE_CHECKING:
+    from ._tool import Tool
+
+#: Tool arguments convert as generated types do: closed objects (only declared arguments),
+#: plain integers, free-text strings capped (see ``_generate/_output.py``).
+TOOL_GRAMMAR_OPTIONS = GrammarOptions(
+    additional_properties=False, integer_zero_fraction=False, max_string_length=200
+)
+
+
+def arguments_grammar(tool: Tool) -> Grammar:
+    """The grammar of ``tool``'s arguments object alone (raises SchemaError if it cannot be)."""
+    return _converted(json.dumps(tool.parameters, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=256)
+def _converted(schema_text: str) -> Grammar:
+    return Grammar.from_json_schema(json.loads(schema_text), options=TOOL_GRAMMAR_OPTIONS)
+
+
+def call_schema(tools: Sequence[Tool], *, arguments_key: str = "arguments") -> dict[str, Any]:
+    """The JSON Schema of one call to any of ``tools``: ``{"name": ..., arguments_key: ...}``."""
+    definitions: dict[str, Any] = {}
+    branches = []
+    for index, tool in enumerate(tools):
+        slot = f"tool{index}"
+        definitions[slot] = _moved(tool.parameters, f"#/$defs/{slot}")
+        branches.append({
+            "type": "object",
+            "properties": {"name": {"const": tool.name}, arguments_key: {"$ref": f"#/$defs/{slot}"}},
+            "required": ["name", arguments_key],
+        })
+    shape: dict[str, Any] = branches[0] if len(branches) == 1 else {"anyOf": branches}
+    return {**shape, "$defs": definitions}
+
+
+_VALUES = frozenset({"const", "enum", "default", "examples"})  # hold JSON values, not schemas
+
+
+def _moved(schema: Any, base: str) -> Any:
+    """``schema`` with its local references (``#...``) rewritten as if it lived at ``base``."""
+    if isinstance(schema, dict):
+        moved = {key: value if key in _VALUES else _moved(value, base) for key, value in schema.items()}
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#"):
+            moved["$ref"] = base + ref[1:]
+        return moved
+    if isinstance(schema, list):
+        return [_moved(item, base) for item in schema]
+    return schema
+
+
+__all__ = ["TOOL_GRAMMAR_OPTIONS", "arguments_grammar", "call_schema"]

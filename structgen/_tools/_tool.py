@@ -1,0 +1,265 @@
+"""Tools: a name, a description and a typed arguments schema, made from what users already have.
+
+:func:`as_tool` accepts
+
+- a plain typed Python function, sync or async: its signature gives the parameters, their
+  annotations and defaults; its docstring (Google, NumPy or reST) the description and each
+  parameter's description;
+- a Pydantic model class: the model is the arguments, the name comes from its
+  ``model_config["title"]`` or the class name, the description from its docstring;
+- an OpenAI-style tool dict ``{"type": "function", "function": {"name", "description",
+  "parameters"}}`` (or the inner ``{"name", ...}`` alone) with any JSON Schema we convert.
+
+Every tool is checked when it is made: a parameter whose type has no JSON Schema, or a schema
+the converter cannot enforce, raises :class:`~structgen.ToolDefinitionError` naming the tool
+and the parameter, instead of failing later inside a call.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar, Union, get_type_hints, overload
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from .._errors import SchemaError, ToolDefinitionError
+from ._docstrings import parse_docstring
+
+F = TypeVar("F", bound=Callable[..., Any])
+ToolSource = Union["Tool", Callable[..., Any], type[BaseModel], Mapping[str, Any]]
+
+#: Tool names as chat APIs accept them (dots allowed: BFCL names tools like ``math.factorial``).
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,127}")
+_TOOL_ATTRIBUTE = "__structgen_tool__"
+
+
+@dataclass(frozen=True, eq=False)
+class Tool:
+    """One tool the model may call.
+
+    ``parameters`` is the JSON Schema of the arguments object. ``arguments_type`` is the
+    Pydantic model that validates them (None for tools made from a dict: their arguments come
+    back as a plain dict, already matched against ``parameters`` by the grammar).
+    ``function`` is what :meth:`ToolCall.invoke <structgen.ToolCall.invoke>` runs (None for
+    model and dict tools unless given).
+    """
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    arguments_type: type[BaseModel] | None = None
+    function: Callable[..., Any] | None = None
+
+    @property
+    def is_async(self) -> bool:
+        return self.function is not None and inspect.iscoroutinefunction(self.function)
+
+    def to_openai(self) -> dict[str, Any]:
+        """The tool as OpenAI's chat API (and chat templates) spell it."""
+        return {"type": "function", "function": {
+            "name": self.name, "description": self.description, "parameters": self.parameters,
+        }}
+
+    def validate(self, arguments: str) -> Any:
+        """The arguments of a call from their JSON text: a model instance, or a dict.
+
+        Raises pydantic's ValidationError for a model tool whose validators reject them."""
+        if self.arguments_type is None:
+            value = json.loads(arguments)
+            if not isinstance(value, dict):
+                raise ValueError("tool arguments must be a JSON object")
+            return value
+        return self.arguments_type.model_validate_json(arguments)
+
+    def keywords(self, arguments: Any) -> dict[str, Any]:
+        """The keyword arguments that ``function`` is called with for validated ``arguments``."""
+        if isinstance(arguments, BaseModel):
+            return {name: getattr(arguments, name) for name in type(arguments).model_fields}
+        return dict(arguments)
+
+
+@overload
+def tool(function: F, /) -> F: ...
+@overload
+def tool(*, name: str | None = None, description: str | None = None) -> Callable[[F], F]: ...
+def tool(
+    function: Callable[..., Any] | None = None, /, *, name: str | None = None,
+    description: str | None = None,
+) -> Any:
+    """Mark a function as a tool, optionally overriding its name and description.
+
+    The tool is built (and checked) now; the function itself is returned unchanged, so it can
+    still be called directly and passed in ``tools=[...]``."""
+
+    def decorate(target: Callable[..., Any]) -> Callable[..., Any]:
+        setattr(target, _TOOL_ATTRIBUTE, from_function(target, name=name, description=description))
+        return target
+
+    return decorate(function) if function is not None else decorate
+
+
+def as_tool(source: ToolSource) -> Tool:
+    """A :class:`Tool` from a function, a Pydantic model class, an OpenAI-style dict or a Tool."""
+    if isinstance(source, Tool):
+        return source
+    if isinstance(source, Mapping):
+        return from_dict(source)
+    if isinstance(source, type) and issubclass(source, BaseModel):
+        return from_model(source)
+    if callable(source):
+        made = getattr(source, _TOOL_ATTRIBUTE, None)
+        return made if isinstance(made, Tool) else from_function(source)
+    raise TypeError(
+        f"a tool is a function, a Pydantic model class or a tool dict, not {type(source).__name__}"
+    )
+
+
+def as_tools(sources: Any) -> list[Tool]:
+    """Tools from a list of sources; names must be unique."""
+    if isinstance(sources, (str, bytes, Mapping)) or not hasattr(sources, "__iter__"):
+        raise TypeError("tools must be a list of functions, models or tool dicts")
+    tools = [as_tool(source) for source in sources]
+    if not tools:
+        raise ValueError("give at least one tool")
+    seen: set[str] = set()
+    for t in tools:
+        if t.name in seen:
+            raise ToolDefinitionError(f"two tools are named {t.name!r}", tool=t.name)
+        seen.add(t.name)
+    return tools
+
+
+# -- sources --------------------------------------------------------------------------------
+
+
+def from_function(
+    function: Callable[..., Any], *, name: str | None = None, description: str | None = None
+) -> Tool:
+    """A tool from a typed function: one argument field per parameter."""
+    tool_name = _checked_name(name or getattr(function, "__name__", ""))
+    doc = parse_docstring(inspect.getdoc(function))
+    try:
+        signature = inspect.signature(function)
+        hints = get_type_hints(function, include_extras=True)
+    except (TypeError, ValueError, NameError) as e:
+        raise ToolDefinitionError(f"cannot read the signature of {tool_name}: {e}", tool=tool_name) from None
+    fields: dict[str, Any] = {}
+    for parameter in signature.parameters.values():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            raise ToolDefinitionError(
+                f"parameter {parameter.name!r} of {tool_name}: *args and **kwargs cannot be "
+                "tool arguments (a model must know every argument's name)",
+                tool=tool_name, parameter=parameter.name,
+            )
+        if parameter.kind is parameter.POSITIONAL_ONLY:
+            raise ToolDefinitionError(
+                f"parameter {parameter.name!r} of {tool_name} is positional-only; tool "
+                "arguments are passed by name", tool=tool_name, parameter=parameter.name,
+            )
+        if parameter.name not in hints:
+            raise ToolDefinitionError(
+                f"parameter {parameter.name!r} of {tool_name} has no type annotation",
+                tool=tool_name, parameter=parameter.name,
+            )
+        default = ... if parameter.default is parameter.empty else parameter.default
+        info = Field(default, description=doc.params.get(parameter.name))
+        fields[parameter.name] = (hints[parameter.name], info)
+    model = _arguments_model(tool_name, fields)
+    text = description if description is not None else doc.summary
+    return _checked(Tool(tool_name, text, _parameters(model, tool_name), model, function))
+
+
+def from_model(model: type[BaseModel]) -> Tool:
+    """A tool whose arguments are ``model``; ``function`` is None (calls are returned, not run)."""
+    title = model.model_config.get("title")
+    tool_name = _checked_name(title if isinstance(title, str) else model.__name__)
+    doc = parse_docstring(inspect.getdoc(model) if model.__doc__ else None)
+    return _checked(Tool(tool_name, doc.summary, _parameters(model, tool_name), model, None))
+
+
+def from_dict(spec: Mapping[str, Any]) -> Tool:
+    """A tool from ``{"type": "function", "function": {...}}`` or the inner function dict."""
+    inner = spec.get("function") if spec.get("type") == "function" else spec
+    if not isinstance(inner, Mapping):
+        raise ToolDefinitionError("a tool dict needs a 'function' object with a 'name'")
+    tool_name = _checked_name(inner.get("name"))
+    description = inner.get("description") or ""
+    parameters = inner.get("parameters", {"type": "object", "properties": {}})
+    if not isinstance(description, str):
+        raise ToolDefinitionError(f"the description of {tool_name} must be a string", tool=tool_name)
+    if not isinstance(parameters, Mapping) or parameters.get("type", "object") != "object":
+        raise ToolDefinitionError(
+            f"the parameters of {tool_name} must be a JSON Schema of type object", tool=tool_name
+        )
+    return _checked(Tool(tool_name, description, json.loads(json.dumps(parameters)), None, None))
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def _checked_name(name: Any) -> str:
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ToolDefinitionError(
+            f"tool name {name!r} must start with a letter or _ and hold only letters, digits, "
+            "_ . - (at most 128 characters)", tool=name if isinstance(name, str) else None,
+        )
+    return name
+
+
+def _arguments_model(tool_name: str, fields: dict[str, Any]) -> type[BaseModel]:
+    model_name = "".join(part[:1].upper() + part[1:] for part in re.split(r"[._\-]", tool_name)) or "Tool"
+    try:
+        return create_model(
+            f"{model_name}Arguments", __config__=ConfigDict(extra="forbid"), **fields
+        )
+    except Exception as e:  # pydantic's errors for an unusable annotation
+        raise ToolDefinitionError(f"the arguments of {tool_name} cannot be a model: {e}", tool=tool_name) from None
+
+
+def _parameters(model: type[BaseModel], tool_name: str) -> dict[str, Any]:
+    from .._types import json_schema_of
+
+    try:
+        return json_schema_of(model)
+    except Exception as e:  # PydanticSchemaGenerationError, PydanticInvalidForJsonSchema
+        parameter = _failing_field(model)
+        where = f"parameter {parameter!r} of {tool_name}" if parameter else tool_name
+        raise ToolDefinitionError(f"{where} has no JSON Schema: {e}", tool=tool_name, parameter=parameter) from None
+
+
+def _failing_field(model: type[BaseModel]) -> str | None:
+    from pydantic import TypeAdapter
+
+    for name, info in model.model_fields.items():
+        try:
+            TypeAdapter(Any if info.annotation is None else info.annotation).json_schema()
+        except Exception:
+            return name
+    return None
+
+
+def _checked(made: Tool) -> Tool:
+    """The tool, once its arguments schema is known to convert to a grammar."""
+    from ._grammar import arguments_grammar
+
+    try:
+        arguments_grammar(made)
+    except SchemaError as e:
+        parameter = _parameter_at(e.pointer)
+        where = f"parameter {parameter!r} of {made.name}" if parameter else made.name
+        raise ToolDefinitionError(
+            f"{where}: {e}", tool=made.name, parameter=parameter, pointer=e.pointer
+        ) from None
+    return made
+
+
+def _parameter_at(pointer: str) -> str | None:
+    match = re.match(r"#/properties/([^/]+)", pointer or "")
+    return match.group(1).replace("~1", "/").replace("~0", "~") if match else None
+
+
+__all__ = ["Tool", "ToolSource", "as_tool", "as_tools", "from_dict", "from_function", "from_model", "tool"]

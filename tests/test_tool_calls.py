@@ -1,0 +1,218 @@
+"""Typed function calling on the real default model and llama.cpp's real grammar sampler."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterator
+from typing import Literal
+
+import pytest
+from pydantic import BaseModel, field_validator
+
+import structgen as sg
+from structgen._generate._types import CompletionRequest, Message, TextDelta
+
+pytestmark = pytest.mark.model
+
+
+def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
+    """Get the current weather in a city.
+
+    Args:
+        city: The city name, e.g. Paris.
+        unit: The temperature unit.
+    """
+    return f"18 degrees {unit} in {city}"
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers.
+
+    :param a: the first number
+    :param b: the second number
+    """
+    return a + b
+
+
+async def multiply(a: int, b: int) -> int:
+    """Multiply two integers.
+
+    Parameters
+    ----------
+    a : int
+        The first number.
+    b : int
+        The second number.
+    """
+    await asyncio.sleep(0)
+    return a * b
+
+
+@sg.tool(name="add", description="Add two integers.")
+async def add_later(a: int, b: int) -> int:
+    await asyncio.sleep(0)
+    return a + b
+
+
+class Answer(BaseModel):
+    value: int
+
+
+@pytest.fixture(scope="module")
+def llm() -> Iterator[sg.LLM]:
+    model = sg.LLM(n_ctx=2048, max_tokens=160)
+    yield model
+    model.close()
+
+
+def test_auto_calls_the_tool_a_request_needs(llm: sg.LLM) -> None:
+    turn = llm.call_tools("What is the weather in Paris?", [get_weather, add])
+    assert [c.name for c in turn.calls] == ["get_weather"] and turn.text is None
+    call = turn.calls[0]
+    assert call.arguments.city == "Paris" and call.tool.function is get_weather
+    assert call.invoke() == "18 degrees celsius in Paris"
+    assert turn.usage.attempts >= 1 and turn.usage.completion_tokens > 0
+
+
+def test_auto_answers_in_words_when_no_tool_fits(llm: sg.LLM) -> None:
+    turn = llm.call_tools("Tell me a joke about cats.", [get_weather, add])
+    assert turn.calls == [] and turn.text
+    assert not turn.text.startswith("[")
+
+
+def test_each_tool_choice(llm: sg.LLM) -> None:
+    required = llm.call_tools("Tell me a joke about cats.", [get_weather, add], tool_choice="required")
+    assert len(required.calls) >= 1 and required.text is None
+    named = llm.call_tools("What is the weather in Paris?", [get_weather, add], tool_choice="add")
+    assert {c.name for c in named.calls} == {"add"}
+    none = llm.call_tools("What is the weather in Paris?", [get_weather, add], tool_choice="none")
+    assert none.calls == [] and none.text
+    with pytest.raises(ValueError):
+        llm.call_tools("hi", [add], tool_choice="subtract")
+
+
+def test_call_tool_makes_exactly_one_call(llm: sg.LLM) -> None:
+    call = llm.call_tool("What is 12 plus 30?", [add])
+    assert isinstance(call, sg.ToolCall)
+    assert call.name == "add" and (call.arguments.a, call.arguments.b) == (12, 30)
+    assert call.invoke() == 42 and len(call.id) == 9
+
+
+def test_parallel_calls_are_the_models_decision(llm: sg.LLM) -> None:
+    turn = llm.call_tools(
+        "What is the weather in Paris and what is the weather in Tokyo?", [get_weather],
+        tool_choice="required",
+    )
+    assert 1 <= len(turn.calls) <= 4
+    assert len({c.text for c in turn.calls}) == len(turn.calls)  # a repeated call ends the turn
+    single = llm.call_tools(
+        "What is the weather in Paris and what is the weather in Tokyo?", [get_weather],
+        tool_choice="required", parallel=False,
+    )
+    assert len(single.calls) == 1
+
+
+def test_tools_from_a_model_and_a_dict(llm: sg.LLM) -> None:
+    class Search(BaseModel):
+        """Search the web."""
+
+        query: str
+
+    factorial = {"type": "function", "function": {
+        "name": "math.factorial", "description": "Calculate the factorial of a number.",
+        "parameters": {"type": "object", "properties": {"number": {"type": "integer"}},
+                       "required": ["number"]}}}
+    call = llm.call_tool("Calculate the factorial of 5.", [factorial, Search])
+    assert call.name == "math.factorial" and call.arguments == {"number": 5}
+    search = llm.call_tool("Search the web for pydantic.", [Search], tool_choice="Search")
+    assert isinstance(search.arguments, Search)
+    with pytest.raises(sg.ToolExecutionError):
+        search.invoke()  # a model tool has no function
+
+
+def test_run_tools_with_a_typed_final_answer(llm: sg.LLM) -> None:
+    run = llm.run_tools("What is 12 plus 30? Use the add tool.", [add], output_type=Answer)
+    assert isinstance(run.output, Answer)
+    assert [(c.name, result) for c, result in run.calls][:1] == [("add", 42)]
+    assert run.output.value == 42
+    roles = [m.role for m in run.messages]
+    assert roles[:3] == ["user", "assistant", "tool"]
+    assert run.usage.attempts >= 2
+
+
+def test_run_tools_ends_with_a_text_answer(llm: sg.LLM) -> None:
+    run = llm.run_tools("What is 12 plus 30?", [add])
+    assert isinstance(run.output, str) and run.output
+    assert run.calls and run.calls[0][1] == 42
+    assert run.messages[-1].role == "assistant"
+
+
+def test_a_raising_tool_is_a_typed_error_with_the_call(llm: sg.LLM) -> None:
+    def get_stock(symbol: str) -> float:
+        """Get a stock price."""
+        raise ConnectionError("market closed")
+
+    with pytest.raises(sg.ToolExecutionError) as info:
+        llm.run_tools("What is the stock price of AAPL?", [get_stock])
+    assert info.value.call.name == "get_stock"
+    assert isinstance(info.value.__cause__, ConnectionError)
+    assert [m.role for m in info.value.messages][-1] == "assistant"
+
+
+def test_a_validator_failure_is_retried_then_reported_with_every_attempt(llm: sg.LLM) -> None:
+    class Transfer(BaseModel):
+        """Transfer money."""
+
+        amount: int
+
+        @field_validator("amount")
+        @classmethod
+        def never(cls, value: int) -> int:
+            raise ValueError("transfers are frozen")
+
+    with pytest.raises(sg.OutputValidationError) as info:
+        llm.call_tools("Transfer 20 dollars.", [Transfer], tool_choice="required", max_retries=1)
+    assert len(info.value.attempts) == 2
+    assert "transfers are frozen" in str(info.value.attempts[0][1])
+    assert info.value.usage.attempts == 2
+
+
+def test_stream_tools_yields_argument_pieces_then_calls(llm: sg.LLM) -> None:
+    events = list(llm.stream_tools("What is 12 plus 30?", [add], tool_choice="required"))
+    pieces = [e for e in events if isinstance(e, sg.ArgumentsDelta)]
+    calls = [e for e in events if isinstance(e, sg.ToolCall)]
+    turn = events[-1]
+    assert isinstance(turn, sg.ToolTurn)
+    assert pieces and all(p.name == calls[0].name for p in pieces if p.index == 0)
+    assert calls and calls == turn.calls
+    assert events.index(calls[0]) > events.index(pieces[0])
+
+
+def test_async_twins(llm: sg.LLM) -> None:
+    async def main() -> tuple[sg.ToolTurn, sg.ToolRun[Answer]]:
+        turn = await llm.acall_tools("What is the weather in Paris?", [get_weather])
+        run = await llm.arun_tools("What is 12 plus 30? Use the add tool.", [add_later], output_type=Answer)
+        return turn, run
+
+    turn, run = asyncio.run(main())
+    assert turn.calls[0].name == "get_weather"
+    assert run.calls and run.calls[0][1] == 42 and run.output.value == 42
+    assert sg.ToolCall("multiply", sg._tools.as_tool(multiply).validate('{"a": 6, "b": 7}'), "x",
+                       sg._tools.as_tool(multiply)).invoke() == 42
+
+
+def test_lazy_grammar_constrains_from_the_trigger_on(llm: sg.LLM) -> None:
+    """Free text until the first "e", then the grammar: "e", up to five letters, "!"."""
+    request = CompletionRequest(
+        messages=(Message("user", "Describe the sea in one sentence."),),
+        gbnf='root ::= "e" [a-z]{0,5} "!"', max_tokens=60, triggers=("e",),
+    )
+    events = list(llm.backend.complete(request))
+    completion = events[-1]
+    assert completion.finish_reason == "stop"  # type: ignore[union-attr]
+    text = completion.text  # type: ignore[union-attr]
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == text
+    free, constrained = text[: text.index("e")], text[text.index("e") :]
+    assert free and "e" not in free
+    assert re.fullmatch(r"e[a-z]{0,5}!", constrained), text
