@@ -13,7 +13,7 @@ import os
 import sys
 import threading
 import warnings
-from collections.abc import AsyncIterator, Generator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Generic, Literal, TypeVar, overload
@@ -35,6 +35,7 @@ from ._types import (
     TextDelta,
     Usage,
     as_messages,
+    drain,
 )
 
 T = TypeVar("T")
@@ -298,7 +299,7 @@ class LLM(ToolCalling):
                 messages=tuple(conversation), gbnf=spec.grammar.gbnf, root=spec.grammar.root,
                 max_tokens=budget, sampling=settings, choices=spec.choices,
             )
-            completion = yield from _drain(self.backend.complete(request))
+            completion = yield from drain(self.backend.complete(request))
             usage = usage + completion.usage
             self._local.usage = usage
             if completion.finish_reason == "length":
@@ -369,20 +370,6 @@ def _strings_of_length(data: Any, length: int, pointer: str) -> list[str]:
         for i, item in enumerate(data):
             found += _strings_of_length(item, length, f"{pointer}/{i}")
     return found
-
-
-def _drain(events: Iterator[Any]) -> Generator[TextDelta, None, Completion]:
-    completion: Completion | None = None
-    for event in events:
-        if isinstance(event, TextDelta):
-            yield event
-        elif isinstance(event, Completion):
-            completion = event
-    if completion is None:
-        from .._errors import BackendError
-
-        raise BackendError("the backend ended without a completion")
-    return completion
 
 
 def _join(system: str | None, hint: str | None) -> str | None:

@@ -34,7 +34,7 @@ from .._tools._calls import ArgumentsDelta, ToolCall, ToolTurn
 from .._tools._tool import Tool
 from ._output import validation_errors
 from ._tool_formats import JSON_FORMAT, ToolFormat
-from ._types import Backend, Completion, CompletionRequest, Message, SamplingSettings, TextDelta, Usage
+from ._types import Backend, Completion, CompletionRequest, Message, SamplingSettings, TextDelta, Usage, drain
 
 ToolChoice = Literal["auto", "required", "none"] | str
 
@@ -206,17 +206,7 @@ def _stream_text(
         messages=tuple(messages), gbnf=gbnf, max_tokens=settings.max_tokens,
         sampling=settings.sampling, tools=tools,
     )
-    completion: Completion | None = None
-    for event in backend.complete(request):
-        if isinstance(event, TextDelta):
-            yield event
-        elif isinstance(event, Completion):
-            completion = event
-    if completion is None:
-        from .._errors import BackendError
-
-        raise BackendError("the backend ended without a completion")
-    return completion
+    return (yield from drain(backend.complete(request)))
 
 
 def _check_complete(completion: Completion, settings: TurnSettings, usage: Usage) -> None:

@@ -7,7 +7,7 @@ here knows about llama.cpp, so an HTTP backend for a llama.cpp server can speak 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, Union, runtime_checkable
 
@@ -170,6 +170,21 @@ class Backend(Protocol):
     def complete(self, request: CompletionRequest) -> Iterator[Event]: ...
 
     def close(self) -> None: ...
+
+
+def drain(events: Iterator[Event]) -> Generator[TextDelta, None, Completion]:
+    """Re-yield a backend's text deltas; return its completion (BackendError if none came)."""
+    completion: Completion | None = None
+    for event in events:
+        if isinstance(event, TextDelta):
+            yield event
+        elif isinstance(event, Completion):
+            completion = event
+    if completion is None:
+        from .._errors import BackendError
+
+        raise BackendError("the backend ended without a completion")
+    return completion
 
 
 def as_message(item: Mapping[str, Any] | Message) -> Message:
