@@ -362,14 +362,12 @@ def prefix_logprob(tables: VocabTables, logprobs: npt.NDArray[np.float64], token
 
 def score_continuations(
     runner: ModelRunner, tables: VocabTables, continuations: list[list[int]],
-    first: npt.NDArray[np.float64] | None = None,
+    first: npt.NDArray[np.float64],
 ) -> list[float]:
     """Full log-likelihood of each token sequence right after what the cache holds now, given
-    ``first``, the log-probabilities of the next token (read from the current logits if None).
-    The cache is left as it was; the logits buffer is not."""
+    ``first``, the log-probabilities of the next token. The cache is left as it was; the
+    logits buffer is not."""
     start = runner.position
-    if first is None:
-        first = log_softmax(runner.logits())
     scores: list[float] = []
     try:
         for tokens in continuations:

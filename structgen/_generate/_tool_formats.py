@@ -18,6 +18,7 @@ always followed by that tool's own arguments.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Sequence
@@ -68,8 +69,12 @@ class ToolFormat:
     # -- grammar ------------------------------------------------------------------------------
 
     def grammar(self, tools: Sequence[Tool], *, max_calls: int) -> tuple[Grammar, ChoiceTable | None]:
-        """The grammar of a turn of 1..max_calls calls, and its whole-alternative choices."""
-        max_calls = min(max_calls, self.max_calls or max_calls)
+        """The grammar of a turn of 1..max_calls calls, and its whole-alternative choices
+        (built once per format, tool names and schemas, and call count)."""
+        key = tuple((t.name, json.dumps(t.parameters)) for t in tools)  # key order is meaningful
+        return _turn_grammar(self, key, min(max_calls, self.max_calls or max_calls))
+
+    def _build_grammar(self, tools: Sequence[Tool], max_calls: int) -> tuple[Grammar, ChoiceTable | None]:
         one = call_schema(tools, arguments_key=self.arguments_key)
         choices = choice_table(one, separators=SEPARATORS["compact"], refusal=False) or None
         call_rules = _renamed_root(Grammar.from_json_schema(one, options=TOOL_GRAMMAR_OPTIONS).gbnf, "tool-call")
@@ -138,6 +143,14 @@ class ToolFormat:
         if self.between and text[:cut].endswith(self.between):
             cut -= len(self.between)
         return cut
+
+
+@functools.lru_cache(maxsize=64)
+def _turn_grammar(
+    fmt: ToolFormat, tools: tuple[tuple[str, str], ...], max_calls: int
+) -> tuple[Grammar, ChoiceTable | None]:
+    schemas = [Tool(name, "", json.loads(parameters)) for name, parameters in tools]
+    return fmt._build_grammar(schemas, max_calls)
 
 
 def _at_every_call(choices: ChoiceTable | None) -> ChoiceTable | None:

@@ -29,7 +29,7 @@ TOOL_GRAMMAR_OPTIONS = GrammarOptions(
 
 def arguments_grammar(tool: Tool) -> Grammar:
     """The grammar of ``tool``'s arguments object alone (raises SchemaError if it cannot be)."""
-    return _converted(json.dumps(tool.parameters, sort_keys=True))
+    return _converted(json.dumps(tool.parameters))  # key order is meaningful (declared order)
 
 
 @functools.lru_cache(maxsize=256)
