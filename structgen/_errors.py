@@ -4,7 +4,7 @@ Every error structgen raises on purpose derives from :class:`StructgenError`::
 
     StructgenError
     ├── GrammarError              GBNF text that does not parse or is unsafe (line, column)
-    ├── SchemaError               an invalid JSON Schema: bad $ref, cycle, conflict, bad regex
+    ├── SchemaError               an invalid JSON Schema: meta-schema, bad $ref, cycle, conflict, bad regex
     │   └── UnsupportedSchemaError  a valid keyword that changes validity but cannot be enforced
     ├── ModelNotFoundError        a model file that is missing or unreadable
     ├── ToolDefinitionError       a function, model or dict that cannot become a tool (tool, parameter)

@@ -12,6 +12,7 @@ from .._errors import SchemaError, StructgenError, UnsupportedSchemaError
 from .._escapes import gbnf_literal
 from ._emit import Emitter
 from ._ir import Irreducible, StrAtom
+from ._meta import check_meta_schema
 from ._normalize import Normalizer
 from ._options import GrammarOptions
 from ._refs import Resolver
@@ -38,6 +39,7 @@ def convert(schema: Any, options: GrammarOptions) -> str:
     document = _load(schema)
     if not isinstance(document, (dict, bool)):
         raise SchemaError("a JSON Schema must be an object or a boolean")
+    check_meta_schema(document)  # the converter reads keywords as valid; an invalid one is named
     with _collector_paused():
         outcome = _convert_or_explain(document, options)
     if isinstance(outcome, StructgenError):

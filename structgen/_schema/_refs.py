@@ -233,6 +233,9 @@ class Resolver:
                     "(pass it in refs={uri: schema}, or allow_fetch=True for https)",
                     pointer=pointer, keyword="$ref")
             document = self._fetch(uri, pointer)
+        from ._meta import check_meta_schema  # _meta reads subschemas with this module
+
+        check_meta_schema(document, uri=uri, referrer=self._resources[DEFAULT_BASE])
         self._resources[uri] = document
         self._index(document, uri, uri, None)
         return self._resources[uri]
