@@ -153,8 +153,9 @@ def test_same_spec_same_rule_and_shared_char_rules() -> None:
 
 
 def test_large_counts_are_nested() -> None:
-    expr = repeat_expr("c", 0, 2500)
-    assert "{2500}" not in expr and "1000" in expr
+    rules = RuleSet()
+    expr = repeat_expr(rules, "c", 0, 2500, "s")
+    assert "{2500}" not in expr and "s-block" in expr and rules.body("s-block") == "c{1000}"
     spec = StringSpec(min_length=1, max_length=2500)
     text = grammar(spec)
     assert text is not None

@@ -102,12 +102,36 @@ def emit_object(em: Emitter, atom: ObjAtom, hint: str, pointer: str) -> str | No
             return None
         floating.append((member, True))
     extra = _extra_member(em, atom, declared, hint, pointer)
-    builder = _ObjectBuilder(em, members, floating, extra, atom.min_props, atom.max_props, hint,
-                             pointer)
-    content = builder.content()
+    min_props, max_props = atom.min_props, atom.max_props
+    if extra is None:
+        # Closed: each member at most once, so a bound beyond their number says nothing more
+        # (exact, and no member counts to track however large the bound).
+        most = len(members) + len(floating)
+        if min_props > most:
+            return None
+        if max_props is not None and max_props >= most:
+            max_props = None
+    if not members and not floating and extra is not None and (min_props or max_props is not None):
+        content = _undeclared_run(em, extra, min_props, max_props, hint)
+    else:
+        content = _ObjectBuilder(em, members, floating, extra, min_props, max_props, hint,
+                                 pointer).content()
     if content is None:
         return None
     return em.rules.add(hint, em.container(em.open_obj, content or None, '"}"', optional=False))
+
+
+def _undeclared_run(em: Emitter, extra: str, low: int, high: int | None, hint: str) -> Expr:
+    """The members of an object that declares none: one run of undeclared members, counted as
+    array items are (exact at any bound, where tracking counts member by member is not)."""
+    from ._emit_arrays import repeat  # _emit_arrays builds on this module's helpers
+
+    if high == 0:
+        return ""
+    more = repeat(em, f"{em.sep} {extra}", max(low - 1, 0), None if high is None else high - 1,
+                  f"{hint}-members")
+    run = seq_eps(extra, more)
+    return run if low > 0 else alt_eps([run, ""])
 
 
 def _needed_member(em: Emitter, atom: ObjAtom, need: Need, declared: frozenset[str],

@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from ._normalize import Normalizer
 
 _TYPE_NAMES = tuple(TYPE_ATOMS)
+#: The largest count (minLength, maxItems, ...) converted: every 64-bit count. Counts are
+#: exact at any size (one rule per factor of 1000 or 100), but JSON integers have no size
+#: limit and the grammar and its construction grow with their digits.
+MAX_COUNT = 2**64
 
 #: The formats JSON Schema 2020-12 defines; any other name is a custom annotation.
 SPEC_FORMATS = frozenset({
@@ -77,7 +81,9 @@ def _number(schema: dict[str, Any], keyword: str, pointer: str) -> Decimal | Non
     return to_decimal(value)
 
 
-def _count(schema: dict[str, Any], keyword: str, pointer: str) -> int | None:
+def _count(ctx: Normalizer, schema: dict[str, Any], keyword: str, pointer: str) -> int | None:
+    """The value of a count keyword (minLength, maxItems, ...); None when absent, or beyond
+    MAX_COUNT and dropped (non-strict)."""
     value = schema.get(keyword)
     if value is None:
         return None
@@ -85,6 +91,10 @@ def _count(schema: dict[str, Any], keyword: str, pointer: str) -> int | None:
             isinstance(value, float) and not value.is_integer()):
         raise SchemaError(f"{keyword} must be a non-negative integer", pointer=pointer,
                           keyword=keyword)
+    if value > MAX_COUNT:
+        ctx.unsupported(pointer, keyword, f"{keyword} {value} is above the largest count "
+                                          f"grammars are built for (2**64)")
+        return None
     return int(value)
 
 
@@ -111,8 +121,8 @@ def number_atom(schema: dict[str, Any], integer: bool, pointer: str) -> NumAtom 
 
 
 def string_atom(ctx: Normalizer, schema: dict[str, Any], pointer: str) -> StrAtom | None:
-    min_length = _count(schema, "minLength", pointer) or 0
-    max_length = _count(schema, "maxLength", pointer)
+    min_length = _count(ctx, schema, "minLength", pointer) or 0
+    max_length = _count(ctx, schema, "maxLength", pointer)
     patterns: tuple[str, ...] = ()
     pattern = schema.get("pattern")
     if pattern is not None:
@@ -158,8 +168,8 @@ def array_atom(ctx: Normalizer, schema: dict[str, Any], base: str,
     contains: tuple[Contains, ...] = ()
     if "contains" in schema:
         ir = ctx.value_schema(schema["contains"], base, f"{pointer}/contains")
-        low = _count(schema, "minContains", pointer)
-        high = _count(schema, "maxContains", pointer)
+        low = _count(ctx, schema, "minContains", pointer)
+        high = _count(ctx, schema, "maxContains", pointer)
         low = 1 if low is None else low
         if low > 0 or high is not None:
             contains = (Contains(ir, low, high),)
@@ -167,7 +177,8 @@ def array_atom(ctx: Normalizer, schema: dict[str, Any], base: str,
     seen_contains = (ctx.schema(schema["contains"], base, f"{pointer}/contains"),) \
         if "contains" in schema else ()
     atom = ArrAtom(prefix, None if rest == ANY else rest,
-                   _count(schema, "minItems", pointer) or 0, _count(schema, "maxItems", pointer),
+                   _count(ctx, schema, "minItems", pointer) or 0,
+                   _count(ctx, schema, "maxItems", pointer),
                    contains, unique, len(prefix), rest is not None, seen_contains)
     return array_nonempty(atom)
 
@@ -206,8 +217,8 @@ def object_atom(ctx: Normalizer, schema: dict[str, Any], base: str,
         if names == ANY:
             names = None
     atom = ObjAtom(tuple(props), frozenset(required), tuple(extras), names,
-                   _count(schema, "minProperties", pointer) or 0,
-                   _count(schema, "maxProperties", pointer),
+                   _count(ctx, schema, "minProperties", pointer) or 0,
+                   _count(ctx, schema, "maxProperties", pointer),
                    frozenset(properties), tuple(p for p, _ in patterns), additional is not None,
                    "properties" in schema)
     return object_nonempty(atom)

@@ -36,7 +36,7 @@ from ._regex_dfa import regex_dfa
 from ._rules import RuleSet
 from ._trie import QUOTE, CharSetRef, exclusion_body, json_exclusion_body
 
-#: llama.cpp copies a repeated item once per count; larger counts are nested.
+#: llama.cpp copies a repeated item once per count; larger counts go through block rules.
 MAX_REPEAT = 1000
 
 
@@ -275,7 +275,7 @@ def _string_rule(
     excluded = sorted(v for v in spec.exclude if _scalar(v))
     simple = spec.only is None and not spec.not_patterns and not excluded
     if simple and not regexes:
-        body = repeat_expr(char(UNIVERSE), spec.min_length, spec.max_length)
+        body = repeat_expr(rules, char(UNIVERSE), spec.min_length, spec.max_length, hint)
         return rules.add(hint, f"{quote}{body} {final}".strip() or '""')
     only_exclusion = not (regexes or spec.not_patterns or spec.min_length or spec.max_length is not None)
     if excluded and spec.only is None and only_exclusion:
@@ -302,32 +302,35 @@ def _emit_string_dfa(rules: RuleSet, dfa: DFA, hint: str, char: CharSetRef, quot
     return rules.add(hint, f"{quote}{start}") if quote else start
 
 
-def repeat_expr(atom: str, low: int, high: int | None) -> str:
+def repeat_expr(rules: RuleSet, atom: str, low: int, high: int | None, hint: str) -> str:
     """``atom`` repeated ``low`` to ``high`` times. ``atom`` must be a single GBNF item.
 
-    llama.cpp expands ``{m,n}`` into n copies and refuses counts of 2000 or more, so counts above
-    MAX_REPEAT are written as nested blocks of MAX_REPEAT copies.
+    llama.cpp expands ``{m,n}`` into n copies and refuses counts of 2000 or more, and
+    (rules a repeated group makes) x count too, where a rule reference counts as one. So counts
+    above MAX_REPEAT are written with rules of MAX_REPEAT copies (``hint-block``), of MAX_REPEAT
+    such blocks, and so on: exact at any count, one rule per factor of MAX_REPEAT.
     """
     if high is None:
         if low <= MAX_REPEAT:
             return {0: f"{atom}*", 1: f"{atom}+"}.get(low, f"{atom}{{{low},}}")
-        return _join(repeat_expr(atom, low, low), f"{atom}*")
+        return _join(repeat_expr(rules, atom, low, low, hint), f"{atom}*")
     if high <= MAX_REPEAT:
         if low == high:
             return {0: "()", 1: atom}.get(low, f"{atom}{{{low}}}")
         return f"{atom}?" if (low, high) == (0, 1) else f"{atom}{{{low},{high}}}"
-    block = f"({atom}{{{MAX_REPEAT}}})"
+    block = rules.add(f"{hint}-block", f"{atom}{{{MAX_REPEAT}}}")
     if low == high:
         q, r = divmod(low, MAX_REPEAT)
-        return _join(repeat_expr(block, q, q), repeat_expr(atom, r, r))
-    head = repeat_expr(atom, low, low)
+        return _join(repeat_expr(rules, block, q, q, hint), repeat_expr(rules, atom, r, r, hint))
+    head = repeat_expr(rules, atom, low, low, hint)
     span = high - low
     if span <= MAX_REPEAT:
-        return _join(head, repeat_expr(atom, 0, span))
+        return _join(head, repeat_expr(rules, atom, 0, span, hint))
     q, r = divmod(span, MAX_REPEAT)
     # 0..span = (at most q-1 blocks, then up to one block more) | (q blocks, then up to r)
-    fewer = _join(repeat_expr(block, 0, q - 1), repeat_expr(atom, 0, MAX_REPEAT))
-    most = _join(repeat_expr(block, q, q), repeat_expr(atom, 0, r))
+    fewer = _join(repeat_expr(rules, block, 0, q - 1, hint),
+                  repeat_expr(rules, atom, 0, MAX_REPEAT, hint))
+    most = _join(repeat_expr(rules, block, q, q, hint), repeat_expr(rules, atom, 0, r, hint))
     return _join(head, f"({fewer} | {most})")
 
 
@@ -476,5 +479,5 @@ class _Emitter:
         inner, single = self.emit(node.item)
         if not single or inner.startswith("("):
             inner = self.rules.add(f"{self.hint}-part", inner[1:-1] if single else inner)
-        text = repeat_expr(inner, node.min, node.max)
+        text = repeat_expr(self.rules, inner, node.min, node.max, self.hint)
         return text, text == inner
