@@ -185,7 +185,12 @@ TABLES: dict[str, tuple[list[str], list[str]]] = {
         ["a@b@c", "a@-b.com", "a@b-.com", "a@" + ".".join(["b" * 63] * 4) + ".c",
          "a" * 65 + "@x.com", '"' + "q" * 63 + '"@x', "\"a\"b@x.com", "a@[1.2.3.4.5]", "a@[IPv6:1::2::3]", "é@x.com", "a@"],
     ),
-    "idn-email": (["é@x.com", "\"é x\"@x.com", "𝕏.y@b"], ["é@é.com", "é..x@x.com", "@x.com"]),
+    "idn-email": (
+        ["é@x.com", "\"é x\"@x.com", "𝕏.y@b", "a" * 64 + "@x.com", "é" * 32 + "@x.com",
+         "한" * 21 + "@x.com", "𝕏" * 16 + "@x.com", '"' + "é" * 31 + '"@x'],
+        ["é@é.com", "é..x@x.com", "@x.com", "a" * 65 + "@x.com", "é" * 33 + "@x.com",
+         "한" * 22 + "@x.com", "𝕏" * 17 + "@x.com", '"' + "é" * 32 + '"@x', "a" * 63 + "é@x.com"],
+    ),
     "uri": (
         ["a:", "a:b", "A+1.-x:", "http://[v7.x]/", "http://u:p@h:8080/p?q#f", "urn:isbn:0451450523", "http://h/%41"],
         ["a", ":b", "http://h/%4", "http://h/ a", "http://[::g]/", "http://h:8a/", "http://h/#f#g", "é:x"],
@@ -206,12 +211,56 @@ def test_format_tables(name: str) -> None:
     assert [t for t in invalid if py_matches(name, t)] == []
 
 
-@pytest.mark.parametrize("name", ["date", "uuid4", "ipvanyaddress", "duration", "hostname", "email"])
+@pytest.mark.parametrize("name", ["date", "uuid4", "ipvanyaddress", "duration", "hostname", "email",
+                                  "idn-email"])
 def test_format_tables_natively(name: str) -> None:
     valid, invalid = TABLES[name]
     grammar = format_grammar(name)
     assert [t for t in valid if not accepts(grammar, json.dumps(t))] == []
     assert [t for t in invalid if accepts(grammar, json.dumps(t))] == []
+
+
+# Widest characters of each UTF-8 length, to probe the octet limits.
+_WIDEST = {1: "a", 2: "\u07ff", 3: "\uffef", 4: "\U0010fffd"}
+
+
+def _octets(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+@pytest.mark.parametrize("name", ["email", "idn-email"])
+def test_accepted_local_parts_fit_in_64_octets(name: str) -> None:
+    """Every local part the regex accepts takes at most 64 octets (RFC 5321), whatever its
+    atoms and characters; probed with k atoms of L characters, each W octets wide."""
+    accepted = 0
+    for width, char in _WIDEST.items():
+        for atoms in range(1, 34):
+            for length in range(1, 66):
+                local = ".".join([char * length] * atoms)
+                if _octets(local) > 80:
+                    break
+                for candidate in (local, "a" + local, local + "a" * 3):
+                    if py_matches(name, candidate + "@x.org"):
+                        accepted += 1
+                        assert _octets(candidate) <= 64, candidate
+    assert accepted > 150
+
+
+@pytest.mark.parametrize("name, label_limit, total_limit", [
+    ("hostname", 63, 253), ("idn-hostname", 63, 253), ("email", 63, 255)])
+def test_accepted_names_keep_label_and_total_limits(name: str, label_limit: int,
+                                                     total_limit: int) -> None:
+    accepted = 0
+    for labels in range(1, 130):
+        for length in range(1, 66):
+            host = ".".join(["b" * length] * labels)
+            if len(host) > total_limit + 70:
+                break
+            text = f"a@{host}" if name == "email" else host
+            if py_matches(name, text):
+                accepted += 1
+                assert length <= label_limit and len(host) <= total_limit, (labels, length)
+    assert accepted > 300
 
 
 def test_agreement_summary() -> None:
