@@ -144,9 +144,10 @@ class _SchemaStrategies:
             if self.max_string_length is not None:
                 cap_string(names_schema, self.max_string_length)
             names = self.from_schema(names_schema)
-            others = st.dictionaries(names.filter(lambda k: k not in properties),
-                                     self.of(extra) if extra is not False else st.nothing(),
-                                     max_size=_EXTRA_KEYS)
+            values = self.of(extra) if extra is not False else st.nothing()
+            others = (st.just({}) if values.is_empty else
+                      st.dictionaries(names.filter(lambda k: k not in properties), values,
+                                      max_size=_EXTRA_KEYS))
             patterned = self._pattern_properties(node.get("patternProperties", {}))
             result = st.tuples(result, others, patterned).map(
                 lambda parts: {**parts[1], **parts[2], **parts[0]})
@@ -159,7 +160,7 @@ class _SchemaStrategies:
             return st.just({})
         entries = [st.tuples(self.from_schema({"type": "string", "pattern": p}), self.of(s))
                    for p, s in patterns.items()]
-        return st.lists(st.one_of(entries), max_size=_EXTRA_KEYS).map(dict)
+        return self._lists(st.one_of(entries), max_size=_EXTRA_KEYS).map(dict)
 
     def _array(self, node: dict[str, Any]) -> Any:
         st = self.st
@@ -172,11 +173,21 @@ class _SchemaStrategies:
             n = min(len(items), high if high is not None else len(items))
             tail_high = None if high is None else high - n
             tail = (st.just([]) if more is False or tail_high == 0 else
-                    st.lists(self.of(more), min_size=max(0, low - n), max_size=tail_high))
+                    self._lists(self.of(more), min_size=max(0, low - n), max_size=tail_high))
             result = st.tuples(prefix, tail).map(lambda parts: [*parts[0], *parts[1]])
         else:
-            result = st.lists(self.of(items), min_size=low, max_size=high, unique_by=unique)
+            result = self._lists(self.of(items), min_size=low, max_size=high, unique_by=unique)
         return result.filter(draft7_validator(node).is_valid)
+
+    def _lists(self, elements: Any, *, min_size: int = 0, max_size: int | None = None,
+               unique_by: Any = None) -> Any:
+        """``st.lists``, also of elements none can be drawn of (items cut off where recursion
+        is unrolled, or ``false``): then the empty list alone, if ``min_size`` allows it
+        (hypothesis refuses a bounded collection of ``nothing()``)."""
+        st = self.st
+        if elements.is_empty:
+            return st.just([]) if min_size == 0 else st.nothing()
+        return st.lists(elements, min_size=min_size, max_size=max_size, unique_by=unique_by)
 
 
 def _exact_multiple(value: Any, step: float) -> bool:

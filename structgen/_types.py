@@ -6,7 +6,7 @@ import functools
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
-from pydantic.json_schema import GenerateJsonSchema
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 
@@ -16,10 +16,28 @@ class StructgenJsonSchema(GenerateJsonSchema):
     Pydantic describes a Decimal's string form as any string, then refuses strings that are not
     numbers; a grammar built from that would let a model write ``"amount": ""``. Here the
     string branch carries the pattern of decimal text (and of ``max_digits``/``decimal_places``).
+
+    A ``set`` or ``frozenset`` is built from the list Pydantic reads, so duplicates in it are no
+    error, and its length bounds are checked on the set: ``uniqueItems`` goes, except with a
+    ``min_length`` of 2 or more, which duplicates could undercut (``[1, 1]`` is one member).
+    There it stays, enforced over small item sets and refused by name over large ones.
     """
 
     def get_decimal_pattern(self, schema: core_schema.DecimalSchema) -> str | None:
         return self.build_decimal_pattern(schema)
+
+    def set_schema(self, schema: core_schema.SetSchema) -> JsonSchemaValue:
+        return _duplicates_allowed(super().set_schema(schema))
+
+    def frozenset_schema(self, schema: core_schema.FrozenSetSchema) -> JsonSchemaValue:
+        return _duplicates_allowed(super().frozenset_schema(schema))
+
+
+def _duplicates_allowed(json_schema: JsonSchemaValue) -> JsonSchemaValue:
+    """A set's array schema without ``uniqueItems`` where no duplicate can make it invalid."""
+    if json_schema.get("minItems", 0) <= 1:
+        json_schema.pop("uniqueItems", None)
+    return json_schema
 
 
 @functools.lru_cache(maxsize=512)

@@ -56,6 +56,11 @@ class Node(BaseModel):
     children: list[Node] = []
 
 
+class BoundedNode(BaseModel):
+    name: str
+    children: list[BoundedNode] = Field(default_factory=list, max_length=3)
+
+
 class Endless(BaseModel):
     me: Endless
 
@@ -105,6 +110,34 @@ def test_instances_of_a_model_are_model_objects() -> None:
 def test_instances_of_recursive_types_nest() -> None:
     deep = find(instances(Node), lambda n: bool(n.children and n.children[0].children))
     assert isinstance(deep.children[0].children[0], Node)
+
+
+def test_instances_of_a_recursive_type_with_bounded_lists() -> None:
+    # Where recursion is cut off the items schema is false: the list can then only be empty
+    # (a bounded list of nothing() is an error in hypothesis).
+    @FEW
+    @given(instances(BoundedNode))
+    def bounded(node: BoundedNode) -> None:
+        assert len(node.children) <= 3 and all(len(c.children) <= 3 for c in node.children)
+
+    bounded()
+    deep = find(instances(BoundedNode), lambda n: bool(n.children and n.children[-1].children))
+    assert isinstance(deep.children[-1].children[0], BoundedNode)
+
+
+def test_instances_of_collections_of_nothing_are_empty() -> None:
+    from structgen._instances import _SchemaStrategies
+
+    schemas = {
+        "unreachable pattern members": {"type": "object", "patternProperties": {"^x": False},
+                                        "additionalProperties": False},
+        "unreachable extra members": {"type": "object", "properties": {"a": {"type": "null"}},
+                                      "additionalProperties": False},
+        "unreachable items": {"type": "array", "items": False, "maxItems": 2},
+    }
+    for name, schema in schemas.items():
+        assert find(_SchemaStrategies().of(schema), lambda _: True) in ({}, []), name
+    assert _SchemaStrategies().of({"type": "array", "items": False, "minItems": 1}).is_empty
 
 
 def test_unsatisfiable_recursion_names_its_pointer() -> None:
