@@ -231,6 +231,8 @@ _PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59)
                           for n in range(17)]}]},
     # an invalid schema
     {"type": "array", "items": {"$ref": "#/$defs/missing"}},
+    # a keyword its meta-schema refuses
+    {"type": "array", "items": {"type": "string", "maxLength": "8"}},
 ])
 def test_an_error_held_by_the_caller_keeps_no_conversion_alive(schema: dict[str, Any]) -> None:
     # Callers keep errors (a report lists them); an error whose traceback ran through the

@@ -105,6 +105,14 @@ def test_other_documents_are_checked_in_the_draft_they_inherit() -> None:
     assert accepts(grammar, "2") and not accepts(grammar, "1")
 
 
+def test_a_schema_too_deep_to_check_is_refused_by_type() -> None:
+    schema: dict[str, Any] = {"type": "integer"}
+    for _ in range(1000):
+        schema = {"type": "object", "properties": {"a": schema}}
+    with pytest.raises(UnsupportedSchemaError, match="nests too deeply"):
+        json_schema_to_gbnf(schema)
+
+
 def test_formats_of_the_meta_schema_are_not_asserted() -> None:
     # An ECMA-262 pattern that Python's re (jsonschema's judge of format "regex") refuses.
     grammar = json_schema_to_gbnf({"type": "string", "pattern": "^\\p{Lu}+$"})

@@ -39,7 +39,6 @@ def convert(schema: Any, options: GrammarOptions) -> str:
     document = _load(schema)
     if not isinstance(document, (dict, bool)):
         raise SchemaError("a JSON Schema must be an object or a boolean")
-    check_meta_schema(document)  # the converter reads keywords as valid; an invalid one is named
     with _collector_paused():
         outcome = _convert_or_explain(document, options)
     if isinstance(outcome, StructgenError):
@@ -77,6 +76,12 @@ def _convert_or_explain(document: Any, options: GrammarOptions) -> str | Structg
     would walk all of them (a typed refusal is an answer, not a crash: its message names the
     pointer and the keyword, the frames add nothing).
     """
+    try:
+        check_meta_schema(document)  # the converter reads keywords as valid: an invalid one is named
+    except SchemaError as exc:
+        return _without_frames(exc)
+    except RecursionError:  # jsonschema's walk is about as deep as ours
+        return UnsupportedSchemaError("the schema nests too deeply to convert", pointer="#")
     resolver = Resolver(document, options.refs, options.allow_fetch)
     norm = Normalizer(options, resolver)
     try:
