@@ -235,3 +235,19 @@ def test_bfcl_expected_calls_are_in_their_grammar(case: dict[str, Any]) -> None:
         calls.append({"function": {"name": name, "arguments": _declared_order(arguments, schema)}})
     text = JSON_FORMAT.spell(calls)
     assert _accepts(grammar.gbnf, grammar.root, text), text
+
+
+def test_call_grammar_reads_tools_in_their_common_draft() -> None:
+    # Each tool's schema moves under $defs; the call schema takes the draft they all declare,
+    # so draft-4 spellings (a boolean exclusiveMinimum) pass its meta-schema check and hold.
+    draft4 = "http://json-schema.org/draft-04/schema#"
+    tools = as_tools([{"name": f"count{i}", "parameters": {
+        "$schema": draft4, "type": "object", "required": ["n"],
+        "properties": {"n": {"type": "integer", "minimum": 1, "exclusiveMinimum": True}}}}
+        for i in range(2)])
+    assert call_schema(tools)["$schema"] == draft4
+    grammar, _ = JSON_FORMAT.grammar(tools, max_calls=1)
+    assert _accepts(grammar.gbnf, grammar.root, '[{"name": "count1", "arguments": {"n": 2}}]')
+    assert not _accepts(grammar.gbnf, grammar.root, '[{"name": "count1", "arguments": {"n": 1}}]')
+    mixed = as_tools([weather_google, {"name": "count", "parameters": tools[0].parameters}])
+    assert "$schema" not in call_schema(mixed)  # no common draft: read as 2020-12

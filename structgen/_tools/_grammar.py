@@ -50,7 +50,18 @@ def call_schema(tools: Sequence[Tool], *, arguments_key: str = "arguments") -> d
             "required": ["name", arguments_key],
         })
     shape: dict[str, Any] = branches[0] if len(branches) == 1 else {"anyOf": branches}
-    return {**shape, "$defs": definitions}
+    return {**_common_draft(tools), **shape, "$defs": definitions}
+
+
+def _common_draft(tools: Sequence[Tool]) -> dict[str, Any]:
+    """``{"$schema": ...}`` when every tool's schema declares the same draft: the call schema is
+    then read (and checked against the meta-schema) in it, as each tool's own schema is.
+    Otherwise the call schema is read as 2020-12, the default."""
+    drafts = {json.dumps(tool.parameters.get("$schema")) for tool in tools}
+    if len(drafts) != 1:
+        return {}
+    draft = tools[0].parameters.get("$schema")
+    return {} if draft is None else {"$schema": draft}
 
 
 _VALUES = frozenset({"const", "enum", "default", "examples"})  # hold JSON values, not schemas
