@@ -44,14 +44,36 @@ def call(city: str) -> str:
 
 def test_an_ungrounded_call_under_auto_becomes_a_reply() -> None:
     backend = ScriptedBackend(call("Atlantis"), "No tool fits.")
-    turn = sg.LLM.from_backend(backend).call_tools("Tell me a joke.", [lookup])
+    turn = sg.LLM.from_backend(backend).call_tools("Tell me about a city.", [lookup])
     assert turn.calls == [] and turn.text == "No tool fits."
     assert turn.usage.attempts == 2
     assert backend.requests[1].gbnf.startswith("root ::= ([^\\x5B")  # a reply cannot open a call
 
 
+def test_a_request_no_tool_is_about_needs_a_call_made_of_its_words() -> None:
+    backend = ScriptedBackend(call("Atlantis"), "Why did the chicken cross the road?")
+    turn = sg.LLM.from_backend(backend).call_tools("Tell me a joke.", [lookup])
+    assert turn.calls == [] and turn.text == "Why did the chicken cross the road?"
+
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    sum_call = '[{"name": "add", "arguments": {"a": 12, "b": 30}}]'
+    turn = sg.LLM.from_backend(ScriptedBackend(sum_call)).call_tools("What is 12 plus 30?", [add])
+    assert [(c.arguments.a, c.arguments.b) for c in turn.calls] == [(12, 30)]
+    half = '[{"name": "add", "arguments": {"a": 12, "b": 7}}]'
+    turn = sg.LLM.from_backend(ScriptedBackend(half, "42")).call_tools("What is 12 plus 30?", [add])
+    assert turn.calls == [] and turn.text == "42"
+
+
+def test_required_calls_even_when_no_tool_seems_relevant() -> None:
+    turn = sg.LLM.from_backend(ScriptedBackend(call("Oslo"))).call_tools("A joke?", [lookup], tool_choice="required")
+    assert [c.arguments.city for c in turn.calls] == ["Oslo"]
+
+
 def test_a_grounded_call_is_kept() -> None:
-    turn = sg.LLM.from_backend(ScriptedBackend(call("Paris"))).call_tools("Tell me about paris.", [lookup])
+    turn = sg.LLM.from_backend(ScriptedBackend(call("Paris"))).call_tools("Tell me about the city of paris.", [lookup])
     assert [c.arguments.city for c in turn.calls] == ["Paris"]
 
 
@@ -68,7 +90,7 @@ def test_max_rounds_carries_the_conversation() -> None:
 
     llm = sg.LLM.from_backend(backend)
     with pytest.raises(sg.MaxRoundsError) as info:
-        llm.run_tools("Oslo, Rome and Lima?", [lookup], max_rounds=2)
+        llm.run_tools("Look up Oslo, Rome and Lima.", [lookup], max_rounds=2)
     roles = [m.role for m in info.value.messages]
     assert roles == ["user", "assistant", "tool", "assistant", "tool"]
     assert info.value.messages[2].content == "Oslo is nice"
@@ -95,3 +117,29 @@ def test_a_call_that_fails_validation_is_retried_with_the_errors() -> None:
     assert turn.calls[0].arguments.title == "Dune"
     feedback = backend.requests[1].messages[-1].content
     assert "titles start with a capital" in feedback
+
+
+def test_under_auto_the_turn_ends_before_an_ungrounded_call() -> None:
+    two = '[{"name": "lookup", "arguments": {"city": "Oslo"}}, {"name": "lookup", "arguments": {"city": "Atlantis"}}]'
+    turn = sg.LLM.from_backend(ScriptedBackend(two)).call_tools("Look up Oslo.", [lookup])
+    assert [c.arguments.city for c in turn.calls] == ["Oslo"]
+    assert turn.raw == call("Oslo")
+
+
+class TruncatingBackend(ScriptedBackend):
+    def complete(self, request: CompletionRequest) -> Iterator[TextDelta | Completion]:
+        text = self.texts.pop(0)
+        yield TextDelta(text)
+        yield Completion(text, "length", Usage(attempts=1, sampled_tokens=len(text)))
+
+
+def test_a_budget_that_runs_out_in_a_later_call_keeps_the_whole_calls() -> None:
+    cut = '[{"name": "lookup", "arguments": {"city": "Oslo"}}, {"name": "lookup", "arguments": {"city": "Ro'
+    turn = sg.LLM.from_backend(TruncatingBackend(cut)).call_tools("Oslo, Rome?", [lookup], tool_choice="required")
+    assert [c.arguments.city for c in turn.calls] == ["Oslo"] and turn.truncated
+    assert turn.raw == call("Oslo")
+
+
+def test_a_budget_that_runs_out_in_the_first_call_is_an_incomplete_output() -> None:
+    with pytest.raises(sg.IncompleteOutputError):
+        sg.LLM.from_backend(TruncatingBackend('[{"name": "lookup", "argu')).call_tools("Oslo?", [lookup], tool_choice="required")

@@ -6,33 +6,30 @@ The steps of a turn, each a backend request whose usage is summed into the turn'
    chosen by each whole name's likelihood (a whole-alternative choice), its arguments follow.
    How many calls is the model's choice (at most ``max_calls``); a call that repeats an earlier
    one of the same turn ends the turn there, since small models otherwise loop.
-2. **Decide** (``tool_choice="auto"``): the whole proposed call is judged, not its first token.
-   A call is kept when it is grounded in the conversation: some argument value the model wrote
-   appears in what the user said (or the tool takes no arguments). Otherwise — and when the
-   model cannot finish a call within ``max_tokens`` — the model answers in words instead.
-   (Chosen by measurement on BFCL: the likelihood of the call's opening against the openings
-   of plain answers barely tells relevant requests from irrelevant ones on small models; see
-   docs/benchmarks.md.)
+2. **Decide** (``tool_choice="auto"``): only the tools the conversation is about may be called,
+   and the turn ends before the first call that is not new and grounded in what the user said
+   (fully grounded when no tool is relevant); with no call kept — and when the model cannot
+   finish a call within ``max_tokens`` — the model answers in words instead (``_tool_decision``).
 3. **Validate**: each call's arguments go through its tool's model; a validator the grammar
    cannot express fails the turn into a retry, with the errors fed back.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 import string
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from .._errors import IncompleteOutputError, OutputValidationError
 from .._tools._calls import ArgumentsDelta, ToolCall, ToolTurn
 from .._tools._tool import Tool
 from ._output import validation_errors
+from ._tool_decision import canonical, grounded, relevant_tools
 from ._tool_formats import JSON_FORMAT, ToolFormat
 from ._types import Backend, Completion, CompletionRequest, Message, SamplingSettings, TextDelta, Usage, drain
 
@@ -65,9 +62,9 @@ class TurnSettings:
 
     @property
     def callable_tools(self) -> list[Tool]:
-        if self.tool_choice in ("auto", "required", "none"):
+        if self.tool_choice in ("auto", "required"):
             return list(self.tools)
-        return [t for t in self.tools if t.name == self.tool_choice]
+        return [t for t in self.tools if t.name == self.tool_choice]  # "none": no tool
 
 
 TurnEvent = TextDelta | ArgumentsDelta | ToolCall | None  # None: a retry starts
@@ -78,21 +75,30 @@ def run_turn(
 ) -> Generator[TurnEvent, None, ToolTurn]:
     """Yields the turn's text deltas, argument deltas and calls as they complete; returns it."""
     fmt = settings.format
-    messages, template_tools = fmt.render(conversation, settings.tools)
     usage = Usage()
-    if settings.tool_choice != "none":
+    tools, fully = settings.callable_tools, False
+    if settings.tool_choice == "auto":  # the relevant tools; with none, only a fully grounded call
+        relevant = relevant_tools(tools, conversation)
+        tools, fully = (relevant, False) if relevant else (tools, True)
+    if tools and settings.tool_choice != "none":
+        messages, template_tools = fmt.render(conversation, tools)  # the model sees what it may call
+        keep = (lambda call: grounded([call], conversation, fully=fully)) if settings.tool_choice == "auto" else None
         try:
-            turn = yield from _call_turn(backend, messages, template_tools, settings)
+            turn = yield from _call_turn(backend, messages, template_tools, settings, tools, keep)
         except IncompleteOutputError as error:
             if settings.tool_choice != "auto":
                 raise
             turn, usage = None, usage + error.usage  # no call fits in the budget: answer instead
         if turn is not None:
-            if settings.tool_choice != "auto" or _grounded(turn.calls, conversation):
+            if settings.tool_choice != "auto" or grounded(turn.calls, conversation, fully=fully):
                 return turn
             usage = usage + turn.usage
         yield None  # what was streamed of the call is void
-    completion = yield from _stream_text(backend, messages, template_tools, settings, _text_gbnf(fmt))
+    # In the generic format the reply is written as if no tools were offered: told about
+    # tools, small models write about calls instead of answering. Native templates keep the
+    # tools (some cannot render the calls in the history without them).
+    reply_messages, reply_tools = fmt.render(conversation, settings.tools if fmt.native else ())
+    completion = yield from _stream_text(backend, reply_messages, reply_tools, settings, _text_gbnf(fmt))
     usage = usage + completion.usage
     return ToolTurn([], completion.text, usage, completion.text, completion.finish_reason == "length")
 
@@ -106,13 +112,15 @@ def _text_gbnf(fmt: ToolFormat) -> str:
 
 def _call_turn(
     backend: Backend, messages: list[Message], template_tools: tuple[dict[str, Any], ...],
-    settings: TurnSettings,
+    settings: TurnSettings, tools: list[Tool], keep: Callable[[ToolCall], bool] | None,
 ) -> Generator[TurnEvent, None, ToolTurn]:
+    """The turn's calls; with ``keep``, the turn ends before the first call it refuses."""
     fmt = settings.format
     usage = Usage()
-    grammar, choices = fmt.grammar(settings.callable_tools, max_calls=settings.max_calls if settings.parallel else 1)
+    grammar, choices = fmt.grammar(tools, max_calls=settings.max_calls if settings.parallel else 1)
     attempts: list[tuple[str, Any]] = []
     for attempt in range(settings.max_retries + 1):
+        truncated = False
         if attempt:
             yield None
         request = CompletionRequest(
@@ -120,7 +128,7 @@ def _call_turn(
             max_tokens=settings.max_tokens, sampling=settings.sampling, choices=choices,
             tools=template_tools,
         )
-        reader = _CallReader(fmt, settings.callable_tools)
+        reader = _CallReader(fmt, tools, keep)
         completion: Completion | None = None
         events = backend.complete(request)
         try:
@@ -128,74 +136,42 @@ def _call_turn(
                 if isinstance(event, TextDelta):
                     yield event
                     yield from reader.feed(event.text)
-                    if reader.repeated is not None:
-                        break  # a call repeated: the turn ends before it
+                    if reader.cut is not None:
+                        break  # the turn ends before a repeated (or, under auto, ungrounded) call
                 elif isinstance(event, Completion):
                     completion = event
         finally:
             close = getattr(events, "close", None)
             if close is not None:
                 close()
-        if reader.repeated is not None:
-            text = reader.text[: reader.repeated] + fmt.after
+        if reader.cut is not None:
             usage = usage + (completion.usage if completion is not None else Usage(attempts=1))
+            if not reader.calls:
+                return ToolTurn([], None, usage, reader.text)
+            text = reader.text[: reader.cut] + fmt.after
         else:
             if completion is None:
                 from .._errors import BackendError
 
                 raise BackendError("the backend ended without a completion")
             usage = usage + completion.usage
-            _check_complete(completion, settings, usage)
-            text = completion.text
+            truncated = completion.finish_reason == "length"
+            if truncated and reader.calls:  # the budget ran out in a later call: keep the whole ones
+                text = reader.text[: reader.unfinished_start()] + fmt.after
+            else:
+                _check_complete(completion, settings, usage)
+                text = completion.text
         try:
-            calls = _validated(fmt, settings.callable_tools, text, reader.calls)
+            calls = _validated(fmt, tools, text, reader.calls)
         except _InvalidCall as invalid:
             attempts.append((text, invalid.errors))
             messages = [*messages, *_feedback(text, invalid.errors)]
             continue
-        return ToolTurn(calls, None, usage, text)
+        return ToolTurn(calls, None, usage, text, truncated)
     raise OutputValidationError(
         f"{len(attempts)} attempt(s) produced no valid call; last errors: {attempts[-1][1]}",
         attempts=attempts, usage=usage,
     )
-
-
-def _grounded(calls: Sequence[ToolCall], conversation: Sequence[Message]) -> bool:
-    """Whether some call is new and grounded in what the user said: it repeats no call made
-    earlier in the conversation, and one of its argument values (a string or a number)
-    appears in the user's messages and tool results, or its tool takes no arguments."""
-    said = _plain(" ".join(m.content for m in conversation if m.role in ("user", "tool")))
-    made = {
-        (c["function"]["name"], _canonical(c["function"]["arguments"]))
-        for m in conversation for c in m.tool_calls if isinstance(c.get("function"), dict)
-    }
-    for call in calls:
-        if (call.name, _canonical(call.text)) in made:
-            continue
-        if not call.tool.parameters.get("properties"):
-            return True
-        values = _leaves(call.tool.keywords(call.arguments) if call.arguments is not None else {})
-        if any(value and value in said for value in values):
-            return True
-    return False
-
-
-def _leaves(value: Any) -> list[str]:
-    if isinstance(value, BaseModel):
-        value = value.model_dump(mode="json")
-    if isinstance(value, dict):
-        return [leaf for item in value.values() for leaf in _leaves(item)]
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [leaf for item in value for leaf in _leaves(item)]
-    if isinstance(value, bool) or value is None:
-        return []
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return [_plain(str(value))]
-
-
-def _plain(text: str) -> str:
-    return re.sub(r"[\s,./\-_*^'\"]+", "", text.lower())
 
 
 def _stream_text(
@@ -276,25 +252,35 @@ class _CallReader:
     """Follows a call turn's text as it grows: argument deltas of the call being written and
     each call, validated, once its JSON is complete."""
 
-    def __init__(self, fmt: ToolFormat, tools: Sequence[Tool]) -> None:
+    def __init__(
+        self, fmt: ToolFormat, tools: Sequence[Tool], keep: Callable[[ToolCall], bool] | None = None
+    ) -> None:
         self.fmt = fmt
+        self.keep = keep
         self.by_name = {t.name: t for t in tools}
         self.text = ""
         self.done = 0
         self.calls: list[ToolCall] = []  # the valid calls streamed so far
         self.seen: set[tuple[str, str]] = set()
-        self.repeated: int | None = None  # where a call that repeats an earlier one starts
+        self.cut: int | None = None  # where the turn ends: a repeated call, or one not kept
         self.sent = 0  # characters of the current call's arguments already sent
         self._key = re.compile(r'"name": "((?:[^"\\]|\\.)*)", "' + re.escape(fmt.arguments_key) + '": ')
+
+    def unfinished_start(self) -> int:
+        """Where the call being written begins (the text's end when none is)."""
+        openings = list(self._key.finditer(self.text))
+        if len(openings) <= self.done:
+            return len(self.text)
+        return self.fmt.call_start(self.text, openings[self.done].start() - 1)  # its "{"
 
     def feed(self, delta: str) -> Generator[ArgumentsDelta | ToolCall, None, None]:
         self.text += delta
         calls = self.fmt.parse_spans(self.text)
         for name, arguments, start in calls[self.done :]:
-            if (name, _canonical(arguments)) in self.seen:
-                self.repeated = self.fmt.call_start(self.text, start)
+            if (name, canonical(arguments)) in self.seen:
+                self.cut = self.fmt.call_start(self.text, start)
                 return
-            self.seen.add((name, _canonical(arguments)))
+            self.seen.add((name, canonical(arguments)))
             tool = self.by_name.get(name)
             self.done += 1
             self.sent = 0
@@ -304,6 +290,9 @@ class _CallReader:
                 call = ToolCall(name, tool.validate(arguments), new_call_id(), tool, arguments)
             except (ValidationError, ValueError):
                 continue  # reported when the turn ends, with a retry
+            if self.keep is not None and not self.keep(call):
+                self.cut = self.fmt.call_start(self.text, start)
+                return
             self.calls.append(call)
             yield call
         openings = list(self._key.finditer(self.text))
@@ -313,14 +302,6 @@ class _CallReader:
             if len(arguments) > self.sent:
                 yield ArgumentsDelta(self.done, current.group(1), arguments[self.sent :])
                 self.sent = len(arguments)
-
-
-def _canonical(arguments: Any) -> str:
-    try:
-        value = json.loads(arguments) if isinstance(arguments, str) else arguments
-        return json.dumps(value, sort_keys=True)
-    except (TypeError, ValueError):
-        return str(arguments)
 
 
 __all__ = ["ToolChoice", "TurnSettings", "call_message", "run_turn"]

@@ -89,10 +89,12 @@ class ToolFormat:
     def render(
         self, messages: Sequence[Message], tools: Sequence[Tool]
     ) -> tuple[list[Message], tuple[dict[str, Any], ...]]:
-        """The conversation as the model sees it, and the tools for the chat template."""
+        """The conversation as the model sees it, and the tools for the chat template (with no
+        tools: the conversation alone, as a reply in words sees it)."""
         if self.native:
             return [self._native_message(m) for m in messages], tuple(t.to_openai() for t in tools)
-        return _merged(_with_system(self._plain(messages), tools_prompt(tools, self))), ()
+        plain = self._plain(messages)
+        return _merged(_with_system(plain, tools_prompt(tools, self)) if tools else plain), ()
 
     def _native_message(self, message: Message) -> Message:
         if not message.tool_calls:

@@ -59,8 +59,9 @@ class ToolCall:
 @dataclass(frozen=True)
 class ToolTurn:
     """One turn of the model: the ``calls`` it made (possibly none) and ``text``, its reply when it
-    answered in words instead. ``truncated`` says the reply reached ``max_tokens`` before the
-    model ended it (a call never is: an unfinished call is an ``IncompleteOutputError``).
+    answered in words instead. ``truncated`` says ``max_tokens`` ran out before the model ended
+    the turn: the reply stops there, or the calls are the whole ones written before it (an
+    unfinished call is never returned; with none whole, it is an ``IncompleteOutputError``).
     ``usage`` covers every step of the turn (calls tried, the reply, retries); ``raw`` is the
     generated text of the last step."""
 

@@ -1,0 +1,97 @@
+"""Which tools a conversation is about, and when a proposed call is grounded (no model)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import structgen as sg
+from structgen._tools._tool import as_tools
+from structgen._generate._tool_decision import canonical, grounded, relevant_tools
+from structgen._generate._types import Message
+from structgen._tools._calls import ToolCall
+
+
+def get_weather(city: str) -> str:
+    """Current weather conditions for a city."""
+    return "sunny"
+
+
+def order_food(dish: Literal["PIZZA", "SOUP"]) -> str:
+    """Changes the selection on the order."""
+    return "ok"
+
+
+def createInvoice(customerId: int) -> str:
+    return "done"
+
+
+TOOLS = as_tools([get_weather, order_food, createInvoice])
+
+
+def names(text: str) -> list[str]:
+    return [t.name for t in relevant_tools(TOOLS, [Message("user", text)])]
+
+
+def test_a_tool_is_relevant_when_it_shares_a_content_word_with_the_request() -> None:
+    assert names("What's the weather like in Oslo?") == ["get_weather"]
+    assert names("Tell me a joke.") == []
+
+
+def test_words_compare_by_stem_and_split_at_case_changes() -> None:
+    assert names("Is it raining? I need the weather conditions.") == ["get_weather"]
+    assert names("Create an invoice for customer 7") == ["createInvoice"]
+
+
+def test_parameter_names_and_enum_values_count() -> None:
+    assert names("Order me pizza") == ["order_food"]
+    assert names("which city is warmest") == ["get_weather"]
+
+
+def test_stop_words_alone_make_nothing_relevant() -> None:
+    assert names("Can you tell me what they would want?") == []
+
+
+def test_a_request_in_another_script_makes_every_tool_relevant() -> None:
+    assert names("上海现在天气怎么样？") == ["get_weather", "order_food", "createInvoice"]
+
+
+def test_tool_results_count_as_what_was_said() -> None:
+    conversation = [Message("user", "Hi"), Message("tool", "The weather is fine", name="get_weather")]
+    assert [t.name for t in relevant_tools(TOOLS, conversation)] == ["get_weather"]
+
+
+def call(city: str, tool: sg.Tool = TOOLS[0]) -> ToolCall:
+    text = '{"city": "%s"}' % city
+    return ToolCall(tool.name, tool.validate(text), "id", tool, text)
+
+
+def test_a_call_is_grounded_by_an_argument_value_the_user_wrote() -> None:
+    asked = [Message("user", "Weather in New-York please")]
+    assert grounded([call("new york")], asked)
+    assert not grounded([call("Paris")], asked)
+
+
+def test_a_call_made_earlier_in_the_conversation_is_not_grounded_again() -> None:
+    earlier = {"id": "1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}
+    conversation = [Message("user", "Weather in Oslo?"), Message("assistant", "", (earlier,))]
+    assert not grounded([call("Oslo")], conversation)
+
+
+def test_canonical_arguments_ignore_key_order_and_spacing() -> None:
+    assert canonical('{"b": 1, "a": [2]}') == canonical({"a": [2], "b": 1})
+
+
+def test_a_fully_grounded_call_chose_every_value_from_the_request() -> None:
+    def convert(amount: float, unit: Literal["C", "F"] = "C", precise: bool = False, note: str = "none") -> str:
+        return ""
+
+    tool = as_tools([convert])[0]
+
+    def made(text: str) -> ToolCall:
+        return ToolCall(tool.name, tool.validate(text), "id", tool, text)
+
+    asked = [Message("user", "Convert 40 please")]
+    assert grounded([made('{"amount": 40, "unit": "F", "precise": true}')], asked, fully=True)
+    assert not grounded([made('{"amount": 40, "note": "hot"}')], asked, fully=True)
+    assert grounded([made('{"amount": 40, "note": "hot"}')], asked)
+    assert not grounded([made('{"amount": 7}')], asked, fully=True)
