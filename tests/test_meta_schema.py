@@ -67,23 +67,23 @@ def test_long_values_are_cut_in_the_message() -> None:
         f"(against the meta-schema {DRAFT_URIS[1].rstrip('#')})")
 
 
-def test_each_draft_by_its_own_meta_schema() -> None:
+DRAFT_SPELLINGS = [
     # Draft 4 spells an exclusive bound as a boolean; from draft 6 on it is a number.
-    draft4 = {"$schema": DRAFT_URIS[1], "type": "integer", "minimum": 1,
-              "exclusiveMinimum": True}
-    grammar = json_schema_to_gbnf(draft4)
-    assert accepts(grammar, "2") and not accepts(grammar, "1")
-    with pytest.raises(SchemaError) as info:
-        json_schema_to_gbnf({k: v for k, v in draft4.items() if k != "$schema"})
-    assert info.value.keyword == "exclusiveMinimum"
+    (1, {"type": "integer", "minimum": 1, "exclusiveMinimum": True}, "2", "1", "exclusiveMinimum"),
     # Array-valued items are a tuple up to 2019-09; in 2020-12 (the default) items is a schema.
-    draft7 = {"$schema": DRAFT_URIS[3], "type": "array", "items": [{"type": "integer"}],
-              "additionalItems": False}
-    grammar = json_schema_to_gbnf(draft7)
-    assert accepts(grammar, "[1]") and not accepts(grammar, "[1, 2]")
+    (3, {"type": "array", "items": [{"type": "integer"}], "additionalItems": False}, "[1]", "[1, 2]", "items"),
+]
+
+
+@pytest.mark.parametrize(("draft", "schema", "valid", "invalid", "keyword"), DRAFT_SPELLINGS)
+def test_each_draft_by_its_own_meta_schema(
+    draft: int, schema: dict[str, Any], valid: str, invalid: str, keyword: str
+) -> None:
+    grammar = json_schema_to_gbnf({"$schema": DRAFT_URIS[draft], **schema})
+    assert accepts(grammar, valid) and not accepts(grammar, invalid)
     with pytest.raises(SchemaError) as info:
-        json_schema_to_gbnf({k: v for k, v in draft7.items() if k != "$schema"})
-    assert info.value.keyword == "items"
+        json_schema_to_gbnf(schema)
+    assert info.value.keyword == keyword
 
 
 def test_unknown_meta_schema_is_read_as_2020_12() -> None:
