@@ -443,3 +443,21 @@ def test_stopping_a_stream_early_frees_the_model(llm: sg.LLM) -> None:
     assert [c.city for c in first] == ["Paris"]
     stream.close()
     assert llm.generate(Color, "What color is grass?") is Color.green  # not blocked
+
+
+def test_a_closed_model_raises_a_typed_error_instead_of_touching_freed_memory() -> None:
+    class Name(BaseModel):
+        name: str
+
+    def lookup(city: str) -> str:
+        """Look a city up."""
+        return city
+
+    model = sg.LLM(n_ctx=512, max_tokens=16)
+    assert model.generate(Name, "Name: Ann").name
+    model.close()
+    model.close()  # closing twice is harmless
+    with pytest.raises(sg.BackendError, match="closed"):
+        model.generate(Name, "Name: Bob")
+    with pytest.raises(sg.BackendError, match="closed"):
+        model.call_tools("Look up Oslo.", [lookup])

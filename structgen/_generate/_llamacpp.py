@@ -53,6 +53,7 @@ class LlamaCppBackend:
         self._owns_llama = owns_llama
         self._lock = threading.Lock()
         self._holder: int | None = None
+        self._closed = False
         try:
             vocab = llama_cpp.llama_model_get_vocab(llama.model)
             self.tables = VocabTables(llama_cpp, vocab)
@@ -115,6 +116,7 @@ class LlamaCppBackend:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True  # llama.cpp's freed context must never be touched again
             self._grammars.clear()
             self.runner.close()
             if self._owns_llama:
@@ -130,6 +132,7 @@ class LlamaCppBackend:
                 "first stream before starting another"
             )
         with self._lock:
+            self._check_open()
             self._holder = me
             try:
                 yield from self._complete(request)
@@ -206,6 +209,7 @@ class LlamaCppBackend:
 
     def compile(self, gbnf: str, root: str) -> CompiledGrammar:
         """The native grammar for (gbnf, root), parsed once and cached."""
+        self._check_open()
         key = (gbnf, root)
         compiled = self._grammars.get(key)
         if compiled is not None:
@@ -221,7 +225,12 @@ class LlamaCppBackend:
 
     def render(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]] = ()) -> list[int]:
         """Prompt tokens for ``messages`` (and ``tools``) in the model's own chat template."""
+        self._check_open()
         return self.template.tokens(messages, tools)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise BackendError("this model was closed; load a new LLM to generate again")
 
     def _claim_context(self) -> None:
         # ``Llama`` keeps its own idea of the cache; a non-zero n_tokens means someone used
