@@ -111,7 +111,8 @@ class GenerationError(StructgenError):
 
 
 class IncompleteOutputError(GenerationError):
-    """``max_tokens`` ran out before the grammar completed; ``text`` holds the output so far."""
+    """``max_tokens`` (or, before it, the context window) ran out before the grammar completed;
+    ``text`` holds the output so far and the message says which."""
 
 
 class RefusalError(GenerationError):

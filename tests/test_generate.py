@@ -461,3 +461,17 @@ def test_a_closed_model_raises_a_typed_error_instead_of_touching_freed_memory() 
         model.generate(Name, "Name: Bob")
     with pytest.raises(sg.BackendError, match="closed"):
         model.call_tools("Look up Oslo.", [lookup])
+
+
+def test_a_context_that_fills_during_generation_says_so_and_leaves_the_model_usable() -> None:
+    class Fruits(BaseModel):
+        items: list[str]
+
+    class Name(BaseModel):
+        name: str
+
+    with sg.LLM(n_ctx=256, max_tokens=400) as model:
+        with pytest.raises(sg.IncompleteOutputError, match="context window filled") as info:
+            model.generate(Fruits, "List one hundred fruits: " + "apple, " * 30)
+        assert info.value.text
+        assert model.generate(Name, "Name: Ann").name

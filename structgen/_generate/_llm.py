@@ -304,7 +304,7 @@ class LLM(ToolCalling):
             self._local.usage = usage
             if completion.finish_reason == "length":
                 raise IncompleteOutputError(
-                    f"max_tokens={budget} ran out before the answer was complete",
+                    f"{completion.length_cause(budget)} before the answer was complete",
                     text=completion.text, usage=usage,
                 )
             reason = spec.refusal_reason(completion.text)

@@ -188,7 +188,7 @@ def _stream_text(
 def _check_complete(completion: Completion, settings: TurnSettings, usage: Usage) -> None:
     if completion.finish_reason == "length":
         raise IncompleteOutputError(
-            f"max_tokens={settings.max_tokens} ran out before the turn was complete",
+            f"{completion.length_cause(settings.max_tokens)} before the turn was complete",
             text=completion.text, usage=usage,
         )
 

@@ -154,6 +154,13 @@ class Completion:
     finish_reason: FinishReason
     usage: Usage
 
+    def length_cause(self, max_tokens: int) -> str:
+        """What a "length" finish ran out of: the token budget or, before it, the context."""
+        spent = self.usage.sampled_tokens + self.usage.forced_tokens
+        if spent >= max_tokens:
+            return f"max_tokens={max_tokens} ran out"
+        return f"the context window filled after {spent} of max_tokens={max_tokens} tokens"
+
 
 Event = Union[TextDelta, Completion]
 
