@@ -62,9 +62,11 @@ class TurnSettings:
 
     @property
     def callable_tools(self) -> list[Tool]:
+        if self.tool_choice == "none":
+            return []
         if self.tool_choice in ("auto", "required"):
             return list(self.tools)
-        return [t for t in self.tools if t.name == self.tool_choice]  # "none": no tool
+        return [t for t in self.tools if t.name == self.tool_choice]
 
 
 TurnEvent = TextDelta | ArgumentsDelta | ToolCall | None  # None: a retry starts
@@ -80,7 +82,7 @@ def run_turn(
     if settings.tool_choice == "auto":  # the relevant tools; with none, only a fully grounded call
         relevant = relevant_tools(tools, conversation)
         tools, fully = (relevant, False) if relevant else (tools, True)
-    if tools and settings.tool_choice != "none":
+    if tools:
         messages, template_tools = fmt.render(conversation, tools)  # the model sees what it may call
         keep = (lambda call: grounded([call], conversation, fully=fully)) if settings.tool_choice == "auto" else None
         try:
@@ -90,6 +92,8 @@ def run_turn(
                 raise
             turn, usage = None, usage + error.usage  # no call fits in the budget: answer instead
         if turn is not None:
+            # Under "auto", ``keep`` judged each call as it streamed; judged again here for a
+            # backend that sends its text only at the end.
             if settings.tool_choice != "auto" or grounded(turn.calls, conversation, fully=fully):
                 return turn
             usage = usage + turn.usage
