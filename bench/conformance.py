@@ -1,21 +1,30 @@
 """Conformance of structgen's converter and llama-cpp-python's, judged by llama.cpp itself.
 
     python bench/conformance.py [--corpus jsts|jsts-optional|maskbench|all] [--every N]
+        [--only structgen] [--hang-seconds S] [--results FILE.jsonl]
 
 For each corpus and subset: schemas that pass / fail to compile / reject a valid instance /
 accept an invalid one / crash or hang llama.cpp, for both converters in the same run, plus
 the share of instances decided right and the total conversion time of each converter (CPU
 time of the converting thread).
 Grammars are judged in worker processes, so a grammar that aborts or hangs llama.cpp is
-counted as a crash or a hang instead of ending the run.
+counted as a crash or a hang instead of ending the run. A hang is a judgement that used more
+than ``--hang-seconds`` of the worker's CPU time (other processes on the machine do not make a
+grammar hang); a grammar llama.cpp refuses to load is counted apart ("refused"). With
+``--results`` every case's outcome, with the worker's CPU time to load the grammar and to judge
+its instances, is appended to a JSON-lines file as it is decided, and a run given the same file
+skips the cases already in it (so a long run resumes).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import multiprocessing as mp
+import os
 import sys
+import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
@@ -36,27 +45,106 @@ from bench.corpora import (  # noqa: E402
 )
 
 HANG_SECONDS = 30.0
+#: A judgement also ends after this many times its CPU bound in wall time (a starved machine).
+WALL_FACTOR = 20
+POLL_SECONDS = 0.2
 
 
 def _worker_main(conn: Connection) -> None:
     from structgen import GrammarError
-    from structgen.testing import accepts
+    from structgen._native import native_vocab
 
+    vocab = native_vocab()
+    steps = VocabSteps(vocab)
     while True:
         job = conn.recv()
         if job is None:
             return
-        gbnf, texts = job
+        gbnf, texts, valid = job
+        t0 = time.process_time()
         try:
-            conn.send([accepts(gbnf, t) for t in texts])
+            vocab.compile(gbnf, "root")
         except GrammarError as e:
-            conn.send(f"llama.cpp rejected the grammar: {e}")
+            conn.send(str(e))  # "llama.cpp rejected the grammar: ..."
+            continue
+        t1 = time.process_time()
+        verdicts = [vocab.check(gbnf, "root", t).accepted for t in texts]
+        t2 = time.process_time()
+        accepted = [t for t, v, ok in zip(texts, verdicts, valid) if v and ok]
+        step = steps.measure(gbnf, accepted[0] if accepted else "")
+        conn.send((verdicts, t1 - t0, t2 - t1, step))
+        vocab.forget(gbnf, "root")  # one grammar at a time: a cache of large ones would grow
+
+
+class VocabSteps:
+    """The CPU time of one sampling step over the whole vocabulary, as generation pays it.
+
+    The grammar masks every token of the vocabulary at STEP_POINTS evenly spaced places of
+    ``text`` (a valid instance the grammar accepts; only its start when there is none), and
+    the mean time of one mask is the result.
+    """
+
+    STEP_POINTS = 6
+
+    def __init__(self, vocab: Any) -> None:
+        import ctypes
+
+        self.vocab = vocab
+        lib = vocab._llama
+        self.lib = lib
+        self.n = lib.llama_vocab_n_tokens(vocab.vocab)
+        self.cells = (lib.llama_token_data * self.n)()
+        self.array = lib.llama_token_data_array(
+            data=ctypes.cast(self.cells, ctypes.POINTER(lib.llama_token_data)), size=self.n,
+            selected=-1, sorted=False)
+        self.byref = ctypes.byref
+        self.memmove, self.size = ctypes.memmove, ctypes.sizeof(self.cells)
+        self.fresh = (lib.llama_token_data * self.n)()  # every token with logit 0, to copy from
+        for i in range(self.n):
+            self.fresh[i].id = i
+
+    def measure(self, gbnf: str, text: str) -> float:
+        lib = self.lib
+        tokens = self.vocab.tokenize(text) if text else []
+        cuts = sorted({len(tokens) * i // self.STEP_POINTS for i in range(self.STEP_POINTS)})
+        sampler = lib.llama_sampler_clone(self.vocab._compile(gbnf, "root"))
+        spent, fed = 0.0, 0
+        try:
+            for cut in cuts:
+                for token in tokens[fed:cut]:
+                    lib.llama_sampler_accept(sampler, token)
+                fed = cut
+                self.memmove(self.cells, self.fresh, self.size)
+                self.array.size, self.array.selected, self.array.sorted = self.n, -1, False
+                t0 = time.process_time()
+                lib.llama_sampler_apply(sampler, self.byref(self.array))
+                spent += time.process_time() - t0
+        finally:
+            lib.llama_sampler_free(sampler)
+        return spent / len(cuts)
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclasses.dataclass
+class Native:
+    """What the worker measured: its CPU time to load the grammar and to judge the instances."""
+
+    verdicts: list[bool]
+    load_seconds: float
+    accept_seconds: float
+    step_seconds: float
 
 
 class Judge:
     """One worker process running llama.cpp's grammar sampler; restarted after a crash."""
 
-    def __init__(self) -> None:
+    def __init__(self, hang_seconds: float = HANG_SECONDS) -> None:
+        self.hang_seconds = hang_seconds
         self._start()
 
     def _start(self) -> None:
@@ -65,21 +153,31 @@ class Judge:
         self.proc = ctx.Process(target=_worker_main, args=(child,), daemon=True)
         self.proc.start()
 
-    def run(self, gbnf: str, texts: list[str]) -> list[bool] | str:
-        """Verdicts, or "crash" / "hang" / why llama.cpp refused the grammar."""
+    def _restart(self) -> None:
+        self.proc.kill()
+        self.proc.join()
+        self._start()
+
+    def run(self, gbnf: str, texts: list[str], valid: list[bool]) -> Native | str:
+        """Verdicts and times, or "crash" / "hang" / why llama.cpp refused the grammar."""
         try:
-            self.conn.send((gbnf, texts))
-            if self.conn.poll(HANG_SECONDS):
-                result: list[bool] = self.conn.recv()
-                return result
-            self.proc.kill()
-            self.proc.join()
-            self._start()
-            return "hang"
-        except (EOFError, BrokenPipeError, ConnectionResetError):
-            self.proc.join()
-            self._start()
+            cpu0 = _cpu_seconds(self.proc.pid) if self.proc.pid else 0.0
+            wall0 = time.monotonic()
+            self.conn.send((gbnf, texts, valid))
+            while not self.conn.poll(POLL_SECONDS):
+                used = _cpu_seconds(self.proc.pid or 0) - cpu0
+                waited = time.monotonic() - wall0
+                if used > self.hang_seconds or waited > WALL_FACTOR * self.hang_seconds:
+                    self._restart()
+                    return "hang"
+            result = self.conn.recv()
+        except (EOFError, BrokenPipeError, ConnectionResetError, FileNotFoundError):
+            self._restart()
             return "crash"
+        if isinstance(result, str):
+            return result
+        verdicts, load, accept, step = result
+        return Native(verdicts, load, accept, step)
 
     def close(self) -> None:
         try:
@@ -111,21 +209,52 @@ def evaluate(case: Case, convert: Callable[[Any], str], judge: Judge) -> Outcome
         return Outcome("compile-error", error=f"{type(e).__name__}: {e}"[:300],
                        seconds=time.thread_time() - t0)
     seconds = time.thread_time() - t0
-    verdicts = judge.run(gbnf, [json.dumps(data) for data, _ in case.tests])
-    if verdicts in ("crash", "hang"):
-        return Outcome(str(verdicts), seconds=seconds)
-    if isinstance(verdicts, str):
-        return Outcome("compile-error", error=verdicts, seconds=seconds)
-    out = score(case, verdicts)
+    size = len(gbnf.encode())
+    native = judge.run(gbnf, [json.dumps(data) for data, _ in case.tests],
+                       [valid for _, valid in case.tests])
+    if native in ("crash", "hang"):
+        return Outcome(str(native), seconds=seconds, grammar_bytes=size)
+    if isinstance(native, str):
+        return Outcome("refused", error=native[:300], seconds=seconds, grammar_bytes=size)
+    out = score(case, native.verdicts)
     out.seconds = seconds
+    out.grammar_bytes = size
+    out.load_seconds = native.load_seconds
+    out.accept_seconds = native.accept_seconds
+    out.step_seconds = native.step_seconds
     return out
 
 
+class ResultsFile:
+    """Outcomes appended as JSON lines, one per converter and case, read back to resume."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.lock = threading.Lock()
+        self.done: dict[tuple[str, str, str], Outcome] = {}
+        if path is not None and path.exists():
+            for line in path.read_text().splitlines():
+                row = json.loads(line)
+                key = (row.pop("corpus"), row.pop("converter"), row.pop("id"))
+                row.pop("subset", None)
+                self.done[key] = Outcome(**row)
+
+    def add(self, corpus: str, converter: str, case: Case, outcome: Outcome) -> None:
+        if self.path is None:
+            return
+        row = {"corpus": corpus, "converter": converter, "id": case.id, "subset": case.subset,
+               **dataclasses.asdict(outcome)}
+        with self.lock, self.path.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+
+
 def run_corpus(
-    name: str, cases: list[Case], converters: dict[str, Callable[[Any], str]]
+    name: str, cases: list[Case], converters: dict[str, Callable[[Any], str]],
+    hang_seconds: float = HANG_SECONDS, saved: ResultsFile | None = None,
 ) -> dict[str, dict[str, Outcome]]:
+    saved = saved or ResultsFile(None)
     results: dict[str, dict[str, Outcome]] = {c: {} for c in converters}
-    judges = [Judge(), Judge()]
+    judges = [Judge(hang_seconds), Judge(hang_seconds)]
 
     done = [0]
 
@@ -133,7 +262,11 @@ def run_corpus(
         judge = judges[index % 2]
         for case in cases[index::2]:
             for conv_name, conv in converters.items():
-                results[conv_name][case.id] = evaluate(case, conv, judge)
+                known = saved.done.get((name, conv_name, case.id))
+                if known is None:
+                    known = evaluate(case, conv, judge)
+                    saved.add(name, conv_name, case, known)
+                results[conv_name][case.id] = known
             done[0] += 1
             if done[0] % 500 == 0:
                 print(f"  {name}: {done[0]}/{len(cases)}", file=sys.stderr, flush=True)
@@ -164,8 +297,12 @@ def report(name: str, cases: list[Case], results: dict[str, dict[str, Outcome]])
         for row in by_subset.values():
             total.update(row)
         seconds = sum(o.seconds for o in outcomes.values())
-        print(f"\n### {conv_name}: conversion {seconds:.2f} s in total")
-        cols = ["pass", "compile-error", "valid-rejected", "invalid-accepted", "crash", "hang"]
+        native = sum(o.load_seconds + o.accept_seconds for o in outcomes.values())
+        slowest = max((o.load_seconds + o.accept_seconds for o in outcomes.values()), default=0)
+        print(f"\n### {conv_name}: conversion {seconds:.2f} s in total; llama.cpp's sampler"
+              f" {native:.2f} s (load and judge, the slowest grammar {slowest:.2f} s)")
+        cols = ["pass", "compile-error", "valid-rejected", "invalid-accepted", "refused", "crash",
+                "hang"]
         print(f"| subset | schemas | {' | '.join(cols)} | instances right |")
         print("|---" * (len(cols) + 3) + "|")
         for subset in sorted(by_subset) + ["TOTAL"]:
@@ -188,6 +325,10 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser.add_argument("--only", choices=["structgen", "llama-cpp-python"], default=None)
     parser.add_argument("--failures", type=Path, default=None,
                         help="write structgen's non-passing cases as JSON lines here")
+    parser.add_argument("--hang-seconds", type=float, default=HANG_SECONDS,
+                        help="CPU seconds of the judging worker after which a grammar hangs")
+    parser.add_argument("--results", type=Path, default=None,
+                        help="append every outcome here as JSON lines; resume from it")
     args = parser.parse_args(list(argv) if argv is not None else None)
     remotes = jsts_remotes()
     factories = {
@@ -203,8 +344,9 @@ def main(argv: Iterable[str] | None = None) -> None:
     if args.corpus in ("maskbench", "all"):
         corpora["MaskBench"] = list(maskbench_cases(args.every))
     failures = []
+    saved = ResultsFile(args.results)
     for name, cases in corpora.items():
-        results = run_corpus(name, cases, converters)
+        results = run_corpus(name, cases, converters, args.hang_seconds, saved)
         for case in cases:
             o = results.get("structgen", {}).get(case.id)
             if o is not None and o.status != "pass":

@@ -67,12 +67,16 @@ def maskbench_cases(every: int = 1) -> Iterator[Case]:
 class Outcome:
     """How one converter did on one case."""
 
-    status: str  # pass | compile-error | wrong | crash | hang
+    status: str  # pass | compile-error | wrong | refused | crash | hang
     right: int = 0
     valid_rejected: list[int] = field(default_factory=list)
     invalid_accepted: list[int] = field(default_factory=list)
     error: str = ""
-    seconds: float = 0.0
+    seconds: float = 0.0  # conversion (CPU time)
+    grammar_bytes: int = 0
+    load_seconds: float = 0.0  # llama.cpp loading the grammar (the judging worker's CPU time)
+    accept_seconds: float = 0.0  # llama.cpp judging every instance (likewise)
+    step_seconds: float = 0.0  # one sampling step over the whole vocabulary (likewise, a mean)
 
 
 def score(case: Case, verdicts: list[bool]) -> Outcome:

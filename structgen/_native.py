@@ -60,6 +60,18 @@ class NativeVocab:
         self.tokenize = tables.tokenize
         self._compiled: OrderedDict[tuple[str, str], Any] = OrderedDict()  # native sampler pointers
 
+    def compile(self, gbnf: str, root: str) -> None:
+        """Load ``gbnf`` into a native sampler now (GrammarError if llama.cpp refuses it)."""
+        with _lock:
+            self._compile(gbnf, root)
+
+    def forget(self, gbnf: str, root: str) -> None:
+        """Free the native sampler of ``gbnf`` if one is cached."""
+        with _lock:
+            sampler = self._compiled.pop((gbnf, root), None)
+            if sampler is not None:
+                self._llama.llama_sampler_free(sampler)
+
     def _compile(self, gbnf: str, root: str) -> Any:
         key = (gbnf, root)
         sampler = self._compiled.get(key)

@@ -14,7 +14,7 @@ from ._emit import Emitter
 from ._ir import Irreducible, StrAtom
 from ._meta import check_meta_schema
 from ._normalize import Normalizer
-from ._options import GrammarOptions
+from ._options import DEFAULT_MAX_GRAMMAR_BYTES, GrammarOptions
 from ._refs import Resolver
 from ._strings import StringSpec
 
@@ -121,8 +121,22 @@ def _convert(document: Any, resolver: Resolver, norm: Normalizer, options: Gramm
     if options.refusal:
         expr = f"{expr} | {refusal_rule(emitter)}"
     emitter.rules.define("root", emitter.rules.unaliased(expr))
+    gbnf = emitter.rules.to_gbnf("root")
+    check_grammar_budget(gbnf, options.max_grammar_bytes)
     norm.warn_dropped()
-    return emitter.rules.to_gbnf("root")
+    return gbnf
+
+
+def check_grammar_budget(gbnf: str, max_bytes: int | None) -> None:
+    """Refuse a grammar over the size budget before llama.cpp ever loads it."""
+    if max_bytes is None or len(gbnf) <= max_bytes // 4:  # at most 4 UTF-8 bytes a character
+        return
+    size = len(gbnf.encode("utf-8"))
+    if size > max_bytes:
+        raise UnsupportedSchemaError(
+            f"the grammar would be {size:,} bytes, over the budget of {max_bytes:,} "
+            "(max_grammar_bytes; None lifts it): llama.cpp's time to load and copy a grammar "
+            "grows with its size", pointer="#")
 
 
 def refusal_rule(emitter: Emitter) -> str:
@@ -162,6 +176,7 @@ def json_schema_to_gbnf(
     additional_properties: bool | None = None,
     max_string_length: int | None = None,
     integer_zero_fraction: bool = True,
+    max_grammar_bytes: int | None = DEFAULT_MAX_GRAMMAR_BYTES,
 ) -> str:
     """Convert a JSON Schema (dict, bool or JSON text) to GBNF whose root rule is ``root``."""
     if not isinstance(schema, (dict, str, bool)):
@@ -172,5 +187,6 @@ def json_schema_to_gbnf(
         whitespace=whitespace,  # type: ignore[arg-type]
         strict=strict, dotall=dotall, raw_pattern=raw_pattern, refs=dict(refs or {}),
         allow_fetch=allow_fetch, refusal=refusal, additional_properties=additional_properties,
-        max_string_length=max_string_length, integer_zero_fraction=integer_zero_fraction)
+        max_string_length=max_string_length, integer_zero_fraction=integer_zero_fraction,
+        max_grammar_bytes=max_grammar_bytes)
     return convert(schema, options)

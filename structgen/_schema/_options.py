@@ -17,6 +17,9 @@ SEPARATORS: dict[str, tuple[str, str]] = {
 }
 #: In "flexible" mode at most this many whitespace characters stand between two tokens.
 FLEXIBLE_WHITESPACE_LIMIT = 20
+#: The default budget of a grammar's size in bytes of GBNF text (``max_grammar_bytes``): about
+#: twice the largest grammar of MaskBench (see docs/benchmarks.md, "Native cost").
+DEFAULT_MAX_GRAMMAR_BYTES = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,9 @@ class GrammarOptions:
       excluded names) that have none (None: unbounded); a larger minLength wins.
     - ``integer_zero_fraction``: integers may also be spelled with a zero fraction (``1.0``), as
       JSON Schema allows; ``from_type`` turns it off so models write plain integers.
+    - ``max_grammar_bytes``: a grammar larger than this (UTF-8 bytes of GBNF) is refused with
+      ``UnsupportedSchemaError`` instead of being handed to llama.cpp, whose loading and per-request
+      copying grow with the size (None: no limit).
     """
 
     prop_order: tuple[str, ...] = ()
@@ -55,6 +61,7 @@ class GrammarOptions:
     additional_properties: bool | None = None
     max_string_length: int | None = None
     integer_zero_fraction: bool = True
+    max_grammar_bytes: int | None = DEFAULT_MAX_GRAMMAR_BYTES
 
     def __post_init__(self) -> None:
         if isinstance(self.prop_order, str) or not isinstance(self.prop_order, Sequence):
@@ -80,5 +87,11 @@ class GrammarOptions:
             or self.max_string_length < 0
         ):
             raise ValueError("max_string_length must be None or a non-negative int")
+        if self.max_grammar_bytes is not None and (
+            isinstance(self.max_grammar_bytes, bool)
+            or not isinstance(self.max_grammar_bytes, int)
+            or self.max_grammar_bytes <= 0
+        ):
+            raise ValueError("max_grammar_bytes must be None or a positive int")
         if not isinstance(self.refs, Mapping):
             raise TypeError("refs must be a mapping of URI to schema")
