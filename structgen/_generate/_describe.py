@@ -65,7 +65,9 @@ class _Describer:
             if isinstance(prefix, list):
                 return "[" + ", ".join(self.describe(p, path + "[]", depth + 1) for p in prefix) + "]"
             item = self.describe(schema.get("items", {}), path + "[]", depth + 1)
-            return f"[{item}, ...]"
+            # Objects as "[{...}, ...]", which small models follow; other items as "array of
+            # string": from "[string, ...]" they write schema words or empty strings as items.
+            return f"[{item}, ...]" if item.startswith("{") else f"array of {item}"
         if kind in ("string", "integer", "number", "boolean", "null"):
             return str(kind) + _bounds(schema)
         return "any"
@@ -75,7 +77,8 @@ class _Describer:
         if not isinstance(props, Mapping) or not props:
             extra = schema.get("additionalProperties")
             if isinstance(extra, Mapping):
-                return "{string: " + self.describe(extra, path + ".*", depth + 1) + ", ...}"
+                keys = self._keys(schema.get("propertyNames"), path, depth)
+                return f"object (keys: {keys}, values: {self.describe(extra, path + '.*', depth + 1)})"
             return "object"
         required = set(schema.get("required") or ())
         parts = []
@@ -89,6 +92,15 @@ class _Describer:
             if isinstance(description, str) and description.strip():
                 self.notes.append(f"- {where}: {' '.join(description.split())}")
         return "{" + ", ".join(parts) + "}"
+
+
+    def _keys(self, names: Any, path: str, depth: int) -> str:
+        """How a dictionary's keys are described. In the shape ``{string: integer}`` small models
+        read ``string`` as the first key's text and write schemas, or keys such as ``", "``."""
+        if not isinstance(names, Mapping):
+            return "names"
+        described = self.describe(names, path + ".*", depth + 1)
+        return "names" if described == "string" else described
 
 
 def _bounds(schema: Mapping[str, Any]) -> str:

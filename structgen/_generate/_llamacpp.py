@@ -12,6 +12,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from .._errors import BackendError, GrammarError, StructgenError
@@ -190,12 +191,13 @@ class LlamaCppBackend:
                 choices=None if request.triggers else request.choices,
                 usage=usage,
                 drafts=self.drafts,
+                members=None if request.triggers else request.members,
             )
             for event in decoder.run():
                 if isinstance(event, Completion):
                     usage.model_seconds += self.runner.seconds - model_before
                     usage.total_seconds += time.perf_counter() - started
-                    event = Completion(head + event.text, event.finish_reason, usage)
+                    event = replace(event, text=head + event.text, usage=usage)
                 yield event
         except StructgenError:
             raise

@@ -10,12 +10,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sys
 import threading
 import warnings
 from collections.abc import AsyncIterator, Generator, Mapping, Sequence
 from dataclasses import dataclass
-from types import FrameType
 from typing import Any, Generic, Literal, TypeVar, overload
 
 from pydantic import ValidationError
@@ -26,6 +24,7 @@ from .._schema._refs import escape_pointer_token
 from ._output import OutputSpec, Refusal, spec_for, validation_errors
 from ._partial import PartialBuilder
 from ._tool_api import ToolCalling
+from ._warnings import outside_structgen, warn_looped
 from ._types import (
     Backend,
     Completion,
@@ -297,7 +296,7 @@ class LLM(ToolCalling):
                 yield None
             request = CompletionRequest(
                 messages=tuple(conversation), gbnf=spec.grammar.gbnf, root=spec.grammar.root,
-                max_tokens=budget, sampling=settings, choices=spec.choices,
+                max_tokens=budget, sampling=settings, choices=spec.choices, members=spec.members,
             )
             completion = yield from drain(self.backend.complete(request))
             usage = usage + completion.usage
@@ -306,6 +305,10 @@ class LLM(ToolCalling):
                 raise IncompleteOutputError(
                     f"{completion.length_cause(budget)} before the answer was complete",
                     text=completion.text, usage=usage,
+                )
+            if completion.finish_reason == "repeat":
+                raise IncompleteOutputError(
+                    f"{completion.detail}; the answer was stopped there", text=completion.text, usage=usage
                 )
             reason = spec.refusal_reason(completion.text)
             if reason is not None:
@@ -319,6 +322,7 @@ class LLM(ToolCalling):
                 conversation = [*conversation, *_feedback(completion.text, error)]
                 continue
             _warn_if_capped(completion.text, spec.options.grammar.max_string_length)
+            warn_looped(completion.loops)
             return Result(value, completion.text, usage)
         raise OutputValidationError(
             f"{len(attempts)} attempt(s) produced no valid value; last errors: {attempts[-1][1]}",
@@ -340,19 +344,8 @@ def _warn_if_capped(text: str, cap: int | None) -> None:
         warnings.warn(
             f"{', '.join(at)}: exactly max_string_length={cap} characters, so the model may "
             "have been cut off; raise it with @structgen.structured(max_string_length=...) or "
-            "declare Field(max_length=...)", UserWarning, stacklevel=_outside_structgen(),
+            "declare Field(max_length=...)", UserWarning, stacklevel=outside_structgen(),
         )
-
-
-def _outside_structgen() -> int:
-    """The ``stacklevel`` of the first frame outside structgen (generate, run and stream reach
-    the check through different numbers of frames)."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame: FrameType | None = sys._getframe(2)  # the caller of the function that warns
-    level = 2
-    while frame is not None and frame.f_code.co_filename.startswith(package):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def _strings_of_length(data: Any, length: int, pointer: str) -> list[str]:

@@ -17,6 +17,14 @@ Each step does one of three things:
    kept up to the first position where the model picks something else.
 
 No token is ever accepted by the native grammar without being checked first.
+
+Two things the grammar cannot say are enforced here. A token that would write a member twice
+(a key its object already has, an item already in a set; see ``JsonCursor.repeated``) is
+refused like a token the grammar rejects. And when the model loops (``_repeats.py``), the loop
+closes what it is writing at the first place the grammar allows — the string, or the container
+whose members repeat — and reports where (``Completion.loops``); if the grammar does not allow
+closing within :data:`CLOSE_WITHIN` tokens, or every allowed token would repeat a member, the
+completion ends with finish reason "repeat".
 """
 
 from __future__ import annotations
@@ -29,9 +37,10 @@ import numpy as np
 import numpy.typing as npt
 
 from .._errors import BackendError
-from ._choices import Alternative, ChoiceTable, JsonCursor
+from ._choices import Alternative, ChoiceTable, JsonCursor, MemberRules
 from ._grammar_state import GrammarState
 from ._lookup import DraftPolicy, lookup_draft
+from ._repeats import LoopDetector
 from ._runner import ContextFullError, ModelRunner
 from ._sampling import TokenPicker, log_softmax
 from ._types import Completion, Event, FinishReason, TextDelta, Usage
@@ -40,6 +49,23 @@ from ._vocab import VocabTables
 
 #: How many of the most likely tokens are checked before masking the whole vocabulary.
 RESCUE_CANDIDATES = 256
+#: How many tokens a loop's value may still take before the grammar lets it close.
+CLOSE_WITHIN = 64
+
+
+class _Repeating(Exception):
+    """The model keeps repeating itself and the grammar offers no way out."""
+
+
+class _Closing:
+    """A loop being closed: a string value (``string``) or the container at ``depth``."""
+
+    def __init__(self, pointer: str, string: bool, depth: int, started: int, period: int) -> None:
+        self.pointer = pointer
+        self.string = string
+        self.depth = depth
+        self.started = started
+        self.period = period
 
 
 class ConstrainedDecoder:
@@ -56,6 +82,7 @@ class ConstrainedDecoder:
         choices: ChoiceTable | None,
         usage: Usage,
         drafts: DraftPolicy = DraftPolicy(length=0),
+        members: MemberRules | None = None,
     ) -> None:
         self.runner = runner
         self.tables = tables
@@ -68,8 +95,15 @@ class ConstrainedDecoder:
         self.produced = 0
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._text: list[str] = []
-        self._cursor = JsonCursor() if self.choices else None
+        # The cursor follows the JSON text (``members``: from its start, so it can also tell
+        # repeated members and close loops).
+        self._cursor = JsonCursor(members) if members is not None else JsonCursor() if self.choices else None
+        self._guarded = members is not None
         self._stopped = False  # the model ended the answer inside a fast-forward step
+        self._loops = LoopDetector()
+        self._closing: _Closing | None = None
+        self._closed: list[str] = []  # JSON pointers of values closed because the model looped
+        self._detail = ""
 
     def run(self) -> Iterator[Event]:
         reason: FinishReason
@@ -77,12 +111,14 @@ class ConstrainedDecoder:
             reason = yield from self._steps()
         except ContextFullError:
             reason = "length"
+        except _Repeating as stuck:
+            reason, self._detail = "repeat", str(stuck)
         tail = self._decoder.decode(b"", final=True)
         if tail:
             self._text.append(tail)
             yield TextDelta(tail)
         self.usage.grammar_seconds += self.state.seconds
-        yield Completion("".join(self._text), reason, self.usage)
+        yield Completion("".join(self._text), reason, self.usage, tuple(self._closed), self._detail)
 
     def _emit(self, tokens: list[int]) -> Iterator[Event]:
         text = self._decoder.decode(b"".join(self.tables.pieces[t] for t in tokens))
@@ -91,6 +127,67 @@ class ConstrainedDecoder:
             if self._cursor is not None:
                 self._cursor.feed(text)
             yield TextDelta(text)
+        for token in tokens:
+            period = self._loops.push(token)
+            if period is not None and self._closing is None:
+                self._start_closing(period)
+
+    # -- repeats: members written twice, loops --------------------------------------------------
+
+    def _start_closing(self, period: int) -> None:
+        """The model loops: close the string it is in, or else the container whose members
+        repeat, at the first place the grammar allows."""
+        cursor = self._cursor
+        if cursor is None or not self._guarded:
+            raise _Repeating(f"the model repeated a sequence of {period} tokens")
+        latest = b"".join(self.tables.pieces[t] for t in self._loops.latest(period))
+        string = cursor.in_value_string and b'"' not in latest
+        pointer = cursor.pointer if string else cursor.container_pointer
+        self._closing = _Closing(pointer or "/", string, cursor.depth, self.produced, period)
+        self._closed.append(self._closing.pointer)
+
+    def _closer(self) -> str | None:
+        """The character that closes what a loop is writing, once the loop has to end; None
+        when it is closed, or while the next member has to be finished first (inside a key)."""
+        closing, cursor = self._closing, self._cursor
+        if closing is None or cursor is None:
+            return None
+        done = not cursor.in_value_string if closing.string else cursor.depth < closing.depth
+        if done:
+            self._closing = None
+            self._loops.reset()
+            return None
+        waited = self.produced - closing.started
+        if waited > CLOSE_WITHIN:
+            raise _Repeating(f"the model repeated itself at {closing.pointer} and the grammar "
+                             f"did not allow closing it within {CLOSE_WITHIN} tokens")
+        if cursor.in_value_string:
+            # A looping text ends with its sentence, a looping list's item as the model ends it
+            # (with the list then: no "," is allowed), each within one more repetition.
+            if waited < closing.period and not (closing.string and self._text_ends_sentence()):
+                return None
+            return '"'
+        if cursor.in_key:
+            return None
+        return cursor.closing_bracket
+
+    def _text_ends_sentence(self) -> bool:
+        tail = self._text[-1] if self._text else ""
+        return tail.rstrip(" ")[-1:] in (".", "!", "?", "\n")
+
+    def _repeats(self, token: int) -> bool:
+        """Whether ``token`` would write a member twice, or start another member of a
+        container whose loop is being closed."""
+        if not self._guarded or self._cursor is None:
+            return False
+        try:
+            text = self.tables.pieces[token].decode("utf-8")
+        except UnicodeDecodeError:
+            return False  # part of a character: it completes nothing
+        closing = self._closing
+        if closing is not None and not closing.string and self._cursor.separates(text, closing.depth):
+            return True
+        return self._cursor.would_repeat(text)
 
     def _steps(self) -> Generator[Event, None, FinishReason]:
         while True:
@@ -210,19 +307,70 @@ class ConstrainedDecoder:
                 yield offset, alternatives
 
     def _sample(self, logits: npt.NDArray[np.float32]) -> int:
-        """A token the grammar accepts (and has accepted), picked from ``logits``."""
+        """A token the grammar accepts (and has accepted), picked from ``logits``; one that
+        closes a loop's value when a loop is being closed; never one that repeats a member."""
+        closer = self._closer()
+        if closer is not None:
+            token = self._best_closer(closer, logits)
+            if token is not None:
+                return token
         token = self.picker.pick(logits)
-        if token is not None and self.state.accept(token):
+        if token is not None and not self._repeats(token) and self.state.accept(token):
             return token
         # Rejected: look among the most likely candidates first (for greedy decoding this is
         # exactly the constrained choice), and mask the whole vocabulary only if none fits.
         top = np.argpartition(-logits, RESCUE_CANDIDATES)[:RESCUE_CANDIDATES].astype(np.intc)
-        masked = self.state.mask_subset(top, logits[top])
+        masked = self._without_repeats(top, self.state.mask_subset(top, logits[top]))
         index = self.picker.pick(masked)
-        token = int(top[index]) if index is not None else self.picker.pick(self.state.mask(logits))
+        if index is not None:
+            token = self._quote_alone(int(top[index]))
+        else:
+            token = self.picker.pick(self._without_repeats(self.tables.ids, self.state.mask(logits)))
+            if token is None and self._closing is not None:
+                raise _Repeating(f"the model repeated itself at {self._closing.pointer} and the "
+                                 "grammar does not allow closing it there")
+            if token is None and self._guarded:
+                raise _Repeating("every token the grammar allows would write a member twice at "
+                                 f"{self._cursor.pointer if self._cursor else ''}")
         if token is None or not self.state.accept(token):
             raise BackendError("the grammar allows no token here (is the grammar satisfiable?)")
         return token
+
+    def _quote_alone(self, token: int) -> int:
+        """``"`` for a rejected pick's stand-in that opens a string with more (``",``, ``""``).
+
+        When the model's own pick is rejected (it wanted a newline, or a bare word), the best
+        allowed token is often a common one such as ``",``, which writes an item ``", "``. The
+        quote alone lets the model write the string's text itself at the next step."""
+        piece = self.tables.pieces[token]
+        quote = self.tables.byte_tokens.get(0x22)
+        if len(piece) < 2 or piece[:1] != b'"' or quote is None:
+            return token
+        masked = self._without_repeats(
+            np.array([quote], dtype=np.intc), self.state.mask_subset(np.array([quote], dtype=np.intc),
+                                                                     np.zeros(1, dtype=np.float32)))
+        return quote if np.isfinite(masked[0]) else token
+
+    def _without_repeats(self, ids: npt.NDArray[np.intc], masked: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """``masked`` (logits of ``ids``) with tokens that would repeat a member masked too."""
+        if not self._guarded:
+            return masked
+        for index in np.flatnonzero(np.isfinite(masked)):
+            if self._repeats(int(ids[index])):
+                masked[index] = -np.inf
+        return masked
+
+    def _best_closer(self, closer: str, logits: npt.NDArray[np.float32]) -> int | None:
+        """The likeliest token that starts with ``closer`` and that the grammar accepts."""
+        single = self.tables.byte_tokens.get(ord(closer))
+        if single is None:
+            return None
+        ids = np.append(self.tables.extensions(single), single).astype(np.intc)
+        masked = self._without_repeats(ids, self.state.mask_subset(ids, logits[ids]))
+        if not np.isfinite(masked).any():
+            return None
+        token = int(ids[int(np.argmax(masked))])
+        return token if self.state.accept(token) else None
 
     def _fast_forward(self, forced_text: str) -> Generator[Event, None, bool]:
         taken, held = self._take_forced(forced_text, self.max_tokens - self.produced)

@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar, overload
 from pydantic import TypeAdapter, ValidationError
 
 from .._schema._options import SEPARATORS, GrammarOptions
-from ._choices import ChoiceTable, choice_table
+from ._choices import ChoiceTable, MemberRules, choice_table, member_rules
 from ._describe import describe_schema
 
 T = TypeVar("T")
@@ -77,6 +77,9 @@ class OutputSpec(Generic[T]):
         self.grammar = Grammar.from_type(output_type, options=_closed(options.grammar))
         self.refusal = options.grammar.refusal
         self.system_hint = self._system_hint()
+        # Pydantic's own schema still marks sets (``uniqueItems``), which ``self.schema`` leaves
+        # to the validator: the loop can at least avoid writing an item twice.
+        self.members: MemberRules = member_rules(self.adapter.json_schema(mode="validation"))
         self.choices: ChoiceTable | None = None
         if options.choose_by_likelihood and options.grammar.whitespace in SEPARATORS:
             self.choices = choice_table(

@@ -31,7 +31,9 @@ from .._tools._tool import Tool
 from ._output import validation_errors
 from ._tool_decision import canonical, grounded, relevant_tools
 from ._tool_formats import JSON_FORMAT, ToolFormat
+from ._choices import MemberRules
 from ._types import Backend, Completion, CompletionRequest, Message, SamplingSettings, TextDelta, Usage, drain
+from ._warnings import warn_looped
 
 ToolChoice = Literal["auto", "required", "none"] | str
 
@@ -104,7 +106,7 @@ def run_turn(
     reply_messages, reply_tools = fmt.render(conversation, settings.tools if fmt.native else ())
     completion = yield from _stream_text(backend, reply_messages, reply_tools, settings, _text_gbnf(fmt))
     usage = usage + completion.usage
-    return ToolTurn([], completion.text, usage, completion.text, completion.finish_reason == "length")
+    return ToolTurn([], completion.text, usage, completion.text, completion.finish_reason != "stop")
 
 
 def _text_gbnf(fmt: ToolFormat) -> str:
@@ -130,7 +132,7 @@ def _call_turn(
         request = CompletionRequest(
             messages=tuple(messages), gbnf=grammar.gbnf, root=grammar.root,
             max_tokens=settings.max_tokens, sampling=settings.sampling, choices=choices,
-            tools=template_tools,
+            tools=template_tools, members=None if fmt.native else MemberRules(),
         )
         reader = _CallReader(fmt, tools, keep)
         completion: Completion | None = None
@@ -159,12 +161,13 @@ def _call_turn(
 
                 raise BackendError("the backend ended without a completion")
             usage = usage + completion.usage
-            truncated = completion.finish_reason == "length"
+            truncated = completion.finish_reason != "stop"
             if truncated and reader.calls:  # the budget ran out in a later call: keep the whole ones
                 text = reader.text[: reader.unfinished_start()] + fmt.after
             else:
                 _check_complete(completion, settings, usage)
                 text = completion.text
+            warn_looped(completion.loops)
         try:
             calls = _validated(fmt, tools, text, reader.calls)
         except _InvalidCall as invalid:
@@ -194,6 +197,10 @@ def _check_complete(completion: Completion, settings: TurnSettings, usage: Usage
         raise IncompleteOutputError(
             f"{completion.length_cause(settings.max_tokens)} before the turn was complete",
             text=completion.text, usage=usage,
+        )
+    if completion.finish_reason == "repeat":
+        raise IncompleteOutputError(
+            f"{completion.detail}; the turn was stopped there", text=completion.text, usage=usage
         )
 
 

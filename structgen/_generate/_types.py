@@ -11,11 +11,11 @@ from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, Union, runtime_checkable
 
-from ._choices import ChoiceTable
+from ._choices import ChoiceTable, MemberRules
 
 Role = Literal["system", "user", "assistant", "tool"]
 _ROLES: dict[str, Role] = {"system": "system", "user": "user", "assistant": "assistant", "tool": "tool"}
-FinishReason = Literal["stop", "length"]
+FinishReason = Literal["stop", "length", "repeat"]
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,9 @@ class CompletionRequest:
     tool dicts) are handed to the chat template. With ``triggers`` (regex patterns and token
     ids) the grammar is lazy: the model writes freely until a trigger appears, and from the
     trigger on the rest must match the grammar, which starts with the trigger's text.
+    ``members`` says the answer is JSON from its first character, and what may not repeat in
+    it (keys always; see :class:`~structgen._generate._choices.MemberRules`); a backend that
+    samples itself refuses tokens that would repeat a member, and closes loops.
     """
 
     messages: tuple[Message, ...]
@@ -90,6 +93,7 @@ class CompletionRequest:
     choices: ChoiceTable | None = None
     tools: tuple[Mapping[str, Any], ...] = ()
     triggers: tuple[str | int, ...] = ()
+    members: MemberRules | None = None
 
 
 @dataclass
@@ -148,11 +152,19 @@ class TextDelta:
 
 @dataclass(frozen=True)
 class Completion:
-    """The end of a completion. ``finish_reason`` is "stop" when the grammar completed."""
+    """The end of a completion. ``finish_reason`` is "stop" when the grammar completed,
+    "length" when the token budget or the context ran out first, "repeat" when the model kept
+    repeating itself and the grammar allowed no way out (``detail`` says where).
+
+    ``loops`` lists the JSON pointers of values the sampling loop closed early because the
+    model was repeating itself there (the answer is complete, but those values may be cut).
+    """
 
     text: str
     finish_reason: FinishReason
     usage: Usage
+    loops: tuple[str, ...] = ()
+    detail: str = ""
 
     def length_cause(self, max_tokens: int) -> str:
         """What a "length" finish ran out of: the token budget or, before it, the context."""
