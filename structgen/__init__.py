@@ -30,6 +30,7 @@ from ._errors import (
     ToolDefinitionError,
     ToolExecutionError,
     UnsupportedSchemaError,
+    ValidatorError,
 )
 from ._generate import (
     LLM,
@@ -95,6 +96,7 @@ __all__ = [
     "ToolTurn",
     "UnsupportedSchemaError",
     "Usage",
+    "ValidatorError",
     "default_model_path",
     "json_schema_to_gbnf",
     "structured",

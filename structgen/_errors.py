@@ -8,11 +8,12 @@ Every error structgen raises on purpose derives from :class:`StructgenError`::
     │   └── UnsupportedSchemaError  a valid keyword that changes validity but cannot be enforced
     ├── ModelNotFoundError        a model file that is missing or unreadable
     ├── ToolDefinitionError       a function, model or dict that cannot become a tool (tool, parameter)
-    ├── BackendError              the inference backend failed (foreign errors are wrapped here)
+    ├── BackendError              the backend failed (foreign errors wrapped), a prompt too long, a closed model
     └── GenerationError           generation ended without a valid instance
-        ├── IncompleteOutputError   max_tokens reached before the grammar completed
+        ├── IncompleteOutputError   max_tokens (or the context window) ran out before the grammar completed
         ├── RefusalError            the model took the refusal branch (``.reason``)
         ├── OutputValidationError   every attempt failed validation (``.attempts``)
+        ├── ValidatorError          a user's validator crashed (not retried; ``__cause__``)
         ├── ToolExecutionError      a tool raised while running a call (``.call``, ``__cause__``)
         └── MaxRoundsError          ``run_tools`` reached ``max_rounds`` (``.messages``)
 
@@ -38,6 +39,7 @@ __all__ = [
     "ToolDefinitionError",
     "ToolExecutionError",
     "UnsupportedSchemaError",
+    "ValidatorError",
 ]
 
 
@@ -139,6 +141,16 @@ class OutputValidationError(GenerationError):
         self.attempts = list(attempts)
         last = self.attempts[-1][0] if self.attempts else ""
         super().__init__(message, text=last, usage=usage)
+
+
+class ValidatorError(GenerationError):
+    """A validator of the output type (or of a tool's arguments) raised something other than
+    the ``ValueError`` or ``AssertionError`` that Pydantic reports as a validation error.
+
+    That is a bug in the validator, not a wrong answer, so it is not retried. ``text`` is the
+    text the validator was given (a tool call's arguments, for a tool), ``usage`` what the call
+    cost, and the validator's own exception is chained as ``__cause__``.
+    """
 
 
 class ToolDefinitionError(StructgenError, TypeError):

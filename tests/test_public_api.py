@@ -45,6 +45,7 @@ PUBLIC = [
     "ToolTurn",
     "UnsupportedSchemaError",
     "Usage",
+    "ValidatorError",
     "default_model_path",
     "json_schema_to_gbnf",
     "structured",
@@ -66,7 +67,7 @@ def test_one_error_hierarchy() -> None:
     errors = [getattr(structgen, n) for n in PUBLIC if n.endswith("Error")]
     assert all(issubclass(e, structgen.StructgenError) for e in errors)
     assert issubclass(structgen.UnsupportedSchemaError, structgen.SchemaError)
-    for e in ("IncompleteOutputError", "RefusalError", "OutputValidationError"):
+    for e in ("IncompleteOutputError", "RefusalError", "OutputValidationError", "ValidatorError"):
         assert issubclass(getattr(structgen, e), structgen.GenerationError)
 
 

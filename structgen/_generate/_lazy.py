@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ._grammar_state import GrammarState
-from ._runner import ModelRunner
+from ._runner import ContextFullError, ModelRunner
 from ._sampling import TokenPicker
 from ._types import Usage
 from ._vocab import VocabTables
@@ -77,7 +77,11 @@ def run_free(
             ends.append(len(text))
             start: int | None = before
         else:
-            runner.decode([token])
+            try:
+                runner.decode([token])
+            except ContextFullError:  # ends like max_tokens: the caller reports which ran out
+                text = text[:before]
+                break
             tokens.append(token)
             ends.append(len(text))
             start = triggers.start(text)

@@ -55,6 +55,7 @@ class LlamaCppBackend:
         self._lock = threading.Lock()
         self._holder: int | None = None
         self._closed = False
+        self._freed = False
         try:
             vocab = llama_cpp.llama_model_get_vocab(llama.model)
             self.tables = VocabTables(llama_cpp, vocab)
@@ -116,12 +117,23 @@ class LlamaCppBackend:
         return cls(llama, owns_llama=True, lookahead=lookahead)
 
     def close(self) -> None:
+        """Free the model; later calls raise BackendError. A generation in progress in another
+        thread finishes first; one this thread holds open (an unfinished stream) keeps the
+        model until it ends, instead of waiting for itself forever."""
+        self._closed = True  # no new generation starts from here on
+        if self._holder == threading.get_ident():
+            return  # complete() frees the model when this thread's stream ends
         with self._lock:
-            self._closed = True  # llama.cpp's freed context must never be touched again
-            self._grammars.clear()
-            self.runner.close()
-            if self._owns_llama:
-                self.llama.close()
+            self._free()
+
+    def _free(self) -> None:
+        if self._freed:
+            return
+        self._freed = True  # llama.cpp's freed context must never be touched again
+        self._grammars.clear()
+        self.runner.close()
+        if self._owns_llama:
+            self.llama.close()
 
     # -- the seam -------------------------------------------------------------------------
 
@@ -139,6 +151,8 @@ class LlamaCppBackend:
                 yield from self._complete(request)
             finally:
                 self._holder = None
+                if self._closed:  # close() was called while this generation held the model
+                    self._free()
 
     def _complete(self, request: CompletionRequest) -> Iterator[Event]:
         started = time.perf_counter()
@@ -177,7 +191,13 @@ class LlamaCppBackend:
                     usage.total_seconds += time.perf_counter() - started
                     yield Completion(free.text, "stop" if free.stopped else "length", usage)
                     return
-                accepted, count = feed_constrained(self.runner, self.tables, state, rest, usage)
+                try:
+                    accepted, count = feed_constrained(self.runner, self.tables, state, rest, usage)
+                except ContextFullError:  # no room left for the trigger's text
+                    usage.model_seconds += self.runner.seconds - model_before
+                    usage.total_seconds += time.perf_counter() - started
+                    yield Completion(free.text, "length", usage)
+                    return
                 budget -= count
                 if accepted:
                     yield TextDelta(accepted)

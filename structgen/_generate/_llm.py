@@ -19,7 +19,7 @@ from typing import Any, Generic, Literal, TypeVar, overload
 from pydantic import ValidationError
 from typing_extensions import TypedDict, TypeForm, Unpack
 
-from .._errors import IncompleteOutputError, OutputValidationError, RefusalError
+from .._errors import IncompleteOutputError, OutputValidationError, RefusalError, ValidatorError
 from .._schema._refs import escape_pointer_token
 from ._output import OutputSpec, Refusal, spec_for, validation_errors
 from ._partial import PartialBuilder
@@ -38,6 +38,7 @@ from ._types import (
 )
 
 T = TypeVar("T")
+_PENDING = object()  # a streamed piece of text that completed no partial value
 OnRefusal = Literal["raise", "return"]
 MessagesArg = Sequence[Mapping[str, str] | Message] | None
 
@@ -162,8 +163,10 @@ class LLM(ToolCalling):
         ``prompt`` is the user message; ``system`` and ``messages`` add context. Greedy at
         ``temperature=0``; ``seed`` reproduces sampling. A failing Pydantic validator triggers up
         to ``max_retries`` retries with the error fed back. Raises ``IncompleteOutputError``
-        (``max_tokens`` ran out), ``RefusalError`` (the model refused; or pass
-        ``on_refusal="return"`` to get a :class:`Refusal` value), ``OutputValidationError``.
+        (``max_tokens`` or the context window ran out), ``RefusalError`` (the model refused; or
+        pass ``on_refusal="return"`` to get a :class:`Refusal` value), ``OutputValidationError``,
+        ``ValidatorError`` (a validator raised something other than ValueError/AssertionError),
+        ``BackendError`` (e.g. the prompt does not fit in the context).
         """
         return self.run(output_type, prompt, **kwargs).value
 
@@ -201,7 +204,19 @@ class LLM(ToolCalling):
     def stream(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Generator[Any, None, None]:
         """Yield partial values as top-level fields (or list items) complete, then the final
         validated value. Partial models hold only completed, individually validated fields
-        (see ``model_fields_set``); a retry starts the partials over."""
+        (see ``model_fields_set``); a retry starts the partials over. Stopping early (``break``,
+        ``close()``, or dropping the generator) frees the model for the next call."""
+        items = self._stream_items(output_type, prompt, **kwargs)
+        try:
+            for item in items:
+                if item is not _PENDING:
+                    yield item
+        finally:
+            items.close()  # at once, not whenever the garbage collector gets to it
+
+    def _stream_items(self, output_type: Any, prompt: str | None, **kwargs: Any) -> Generator[Any, None, None]:
+        """:meth:`stream`'s values, with ``_PENDING`` for each piece of text that completed none
+        (so a consumer in another thread can stop between any two pieces, not only at a value)."""
         events = self._events(output_type, prompt, **kwargs)
         partial = PartialBuilder(output_type)
         try:
@@ -215,8 +230,7 @@ class LLM(ToolCalling):
                     partial = PartialBuilder(output_type)
                     continue
                 value = partial.update(event.text)
-                if value is not None:
-                    yield value
+                yield _PENDING if value is None else value
         finally:
             events.close()  # a consumer that stops early frees the model at once
 
@@ -250,10 +264,13 @@ class LLM(ToolCalling):
         on_refusal: Literal["return"], **options: Unpack[GenerateOptions],
     ) -> AsyncIterator[T | Refusal]: ...
     def astream(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> AsyncIterator[Any]:
-        """:meth:`stream` for ``async for``; the model runs in a worker thread."""
+        """:meth:`stream` for ``async for``; the model runs in a worker thread, which stops at
+        the next piece of text when the consumer stops or is cancelled."""
         from ._aio import iterate_in_thread
 
-        return iterate_in_thread(lambda: self.stream(output_type, prompt, **kwargs))
+        return iterate_in_thread(
+            lambda: self._stream_items(output_type, prompt, **kwargs), skip=_PENDING
+        )
 
     # -- the loop over attempts ---------------------------------------------------------------
 
@@ -321,6 +338,11 @@ class LLM(ToolCalling):
                 attempts.append((completion.text, validation_errors(error)))
                 conversation = [*conversation, *_feedback(completion.text, error)]
                 continue
+            except Exception as error:  # a bug in a validator: retrying cannot fix it
+                raise ValidatorError(
+                    f"a validator raised {type(error).__name__}: {error}",
+                    text=completion.text, usage=usage,
+                ) from error
             _warn_if_capped(completion.text, spec.options.grammar.max_string_length)
             warn_looped(completion.loops)
             return Result(value, completion.text, usage)

@@ -12,7 +12,7 @@ import typing
 from typing import Any
 
 import pydantic_core
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter
 
 from ._choices import JsonCursor
 
@@ -66,7 +66,7 @@ class PartialBuilder:
                 continue
             try:
                 self._model.__pydantic_validator__.validate_assignment(instance, key, value[key])
-            except (ValidationError, TypeError, AttributeError):
+            except Exception:  # a validator that needs the fields still to come: not yet
                 continue
             set_fields.add(key)
         if set_fields == self._fields:
@@ -82,6 +82,6 @@ class PartialBuilder:
                 break
             try:
                 self._items.append(self._item.validate_python(value[index]))
-            except ValidationError:
+            except Exception:  # the final validation reports it (and any validator crash)
                 break
         return list(self._items)

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from .._errors import IncompleteOutputError, OutputValidationError
+from .._errors import IncompleteOutputError, OutputValidationError, ValidatorError
 from .._tools._calls import ArgumentsDelta, ToolCall, ToolTurn
 from .._tools._tool import Tool
 from ._output import validation_errors
@@ -146,6 +146,9 @@ def _call_turn(
                         break  # the turn ends before a repeated (or, under auto, ungrounded) call
                 elif isinstance(event, Completion):
                     completion = event
+        except ValidatorError as error:  # a tool's validator crashed: no retry can help
+            error.usage = usage + Usage(attempts=1)  # this attempt's tokens are not counted yet
+            raise
         finally:
             close = getattr(events, "close", None)
             if close is not None:
@@ -170,6 +173,9 @@ def _call_turn(
             warn_looped(completion.loops)
         try:
             calls = _validated(fmt, tools, text, reader.calls)
+        except ValidatorError as error:
+            error.usage = usage
+            raise
         except _InvalidCall as invalid:
             attempts.append((text, invalid.errors))
             messages = [*messages, *_feedback(text, invalid.errors)]
@@ -291,7 +297,6 @@ class _CallReader:
             if (name, canonical(arguments)) in self.seen:
                 self.cut = self.fmt.call_start(self.text, start)
                 return
-            self.seen.add((name, canonical(arguments)))
             tool = self.by_name.get(name)
             self.done += 1
             self.sent = 0
@@ -304,6 +309,7 @@ class _CallReader:
             if self.keep is not None and not self.keep(call):
                 self.cut = self.fmt.call_start(self.text, start)
                 return
+            self.seen.add((name, canonical(arguments)))  # an invalid call's repeat is no repeat
             self.calls.append(call)
             yield call
         openings = list(self._key.finditer(self.text))

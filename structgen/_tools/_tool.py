@@ -24,9 +24,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar, Union, get_type_hints, overload
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from .._errors import SchemaError, ToolDefinitionError
+from .._errors import SchemaError, ToolDefinitionError, ValidatorError
 from ._docstrings import parse_docstring
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -67,13 +67,22 @@ class Tool:
     def validate(self, arguments: str) -> Any:
         """The arguments of a call from their JSON text: a model instance, or a dict.
 
-        Raises pydantic's ValidationError for a model tool whose validators reject them."""
+        Raises pydantic's ValidationError for a model tool whose validators reject them, and
+        :class:`~structgen.ValidatorError` when a validator crashes (raises anything else)."""
         if self.arguments_type is None:
             value = json.loads(arguments)
             if not isinstance(value, dict):
                 raise ValueError("tool arguments must be a JSON object")
             return value
-        return self.arguments_type.model_validate_json(arguments)
+        try:
+            return self.arguments_type.model_validate_json(arguments)
+        except ValidationError:
+            raise
+        except Exception as error:
+            raise ValidatorError(
+                f"a validator of tool {self.name!r} raised {type(error).__name__}: {error}",
+                text=arguments,
+            ) from error
 
     def keywords(self, arguments: Any) -> dict[str, Any]:
         """The keyword arguments that ``function`` is called with for validated ``arguments``."""
