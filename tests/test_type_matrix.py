@@ -79,7 +79,8 @@ class Mood(StrEnum):
 
 
 class Labels(BaseModel):
-    tags: set[str]
+    # Bounded: left unbounded, the small model adds tags until max_tokens runs out.
+    tags: Annotated[set[str], Field(max_length=4)]
     ids: frozenset[int]
 
 
@@ -88,7 +89,7 @@ class Scores(BaseModel):
 
 
 class ColorCounts(BaseModel):
-    counts: dict[Color, int]
+    counts: Annotated[dict[Color, int], Field(max_length=3)]
 
 
 class Rooms(BaseModel):
@@ -293,7 +294,7 @@ ROWS = [
     Row(Contact, "Write to jane.doe@example.com for details.",
         lambda v: v.email == "jane.doe@example.com"),
     Row(Login, "User alice logs in with the password hunter2.",
-        lambda v: v.user == "alice"),
+        lambda v: v.user.lower() == "alice"),
     Row(Tagged, "A red ticket of high priority, filed by a happy customer."),
     Row(Setting, "Set the value to auto."),
     Row(Person, "John Smith is 42 years old.", lambda v: v.name == "John Smith" and v.age == 42),
