@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import timedelta
+from datetime import datetime, time, timedelta
 from typing import Any
 
 from ._errors import SchemaError
@@ -29,18 +29,32 @@ from ._types import json_schema_of, type_adapter
 __all__ = ["instance_strategy"]
 
 
-def _duration_strings() -> Any:
-    from hypothesis import strategies as st
+#: The longest ``timedelta`` the ``iso8601-duration`` format spells: 999999 years of 365 days.
+_LONGEST_DURATION = timedelta(days=999_999 * 365)
 
-    as_json = type_adapter(timedelta)
-    return st.timedeltas().map(lambda d: str(as_json.dump_python(d, mode="json")))
+
+def _as_pydantic_writes(values: Any, tp: Any) -> Any:
+    as_json = type_adapter(tp)
+    return values.map(lambda v: str(as_json.dump_python(v, mode="json")))
 
 
 def _pydantic_formats() -> dict[str, Any]:
-    """Strategies for the formats Pydantic emits that hypothesis-jsonschema does not know."""
+    """Strategies for the formats Pydantic emits that hypothesis-jsonschema does not know: its
+    temporal values as Pydantic writes them, the others from the format's regex."""
     from hypothesis import strategies as st
 
-    return {"uuid": st.uuids().map(str), "duration": _duration_strings()}
+    from ._schema._formats import format_regex
+
+    spans = st.timedeltas(min_value=-_LONGEST_DURATION, max_value=_LONGEST_DURATION)
+    formats = {
+        "uuid": st.uuids().map(str),
+        "iso8601-duration": _as_pydantic_writes(spans, timedelta),
+        "local-date-time": _as_pydantic_writes(st.datetimes(), datetime),
+        "local-time": _as_pydantic_writes(st.times(), time),
+    }
+    for name in ("duration", "email-address", "http-url", "url"):
+        formats[name] = st.from_regex(str(format_regex(name)), fullmatch=True)
+    return formats
 
 
 _ANNOTATIONS = frozenset({"title", "description", "default", "examples", "deprecated",

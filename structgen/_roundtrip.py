@@ -9,8 +9,10 @@ character; the instances themselves come from :mod:`._instances`.
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from collections.abc import Callable, Mapping
+from decimal import Decimal
 from typing import Any
 
 from ._instance_schema import draft7_validator, resolve_pointer
@@ -18,11 +20,14 @@ from ._type_names import type_name
 from ._types import type_adapter
 
 __all__ = [
+    "RawNumber",
     "RoundTripCheck",
     "caret_excerpt",
     "json_data",
+    "numbers_where_schema_says",
     "order_keys",
     "run_property",
+    "write_json",
 ]
 
 
@@ -106,13 +111,170 @@ def caret_excerpt(text: str, offset: int, *, indent: str = "  ", width: int = 10
 
 
 def json_data(adapter: Any, value: Any) -> Any:
-    """``value`` as the JSON data its schema describes: keys by (validation) alias, computed
-    fields left out (they are not in the validation schema), round-trippable forms."""
+    """``value`` as the JSON data validation reads back: Pydantic's JSON dump, with keys by
+    validation alias (the names the validation schema uses), secrets revealed (the dump masks
+    them), computed fields left out (they are not in the validation schema)."""
     try:
-        return adapter.dump_python(value, mode="json", by_alias=True, round_trip=True,
+        data = adapter.dump_python(value, mode="json", by_alias=True, round_trip=True,
                                    exclude_computed_fields=True)
     except TypeError:  # Pydantic < 2.12 has no exclude_computed_fields
-        return adapter.dump_python(value, mode="json", by_alias=True, round_trip=True)
+        data = adapter.dump_python(value, mode="json", by_alias=True, round_trip=True)
+    return _as_validation_reads(value, data)
+
+
+def _as_validation_reads(value: Any, data: Any) -> Any:
+    """``data`` (the JSON dump of ``value``) with what the dump writes differently from what
+    validation reads put right, walking both together as far as their shapes agree."""
+    from pydantic import RootModel, Secret, SecretBytes, SecretStr
+    from pydantic_core import to_jsonable_python
+
+    if isinstance(value, (SecretStr, SecretBytes, Secret)):
+        return to_jsonable_python(value.get_secret_value())
+    if isinstance(value, RootModel):
+        return _as_validation_reads(value.root, data)
+    fields = _pydantic_fields(value)
+    if fields is not None and isinstance(data, dict):
+        by_key = {(info.serialization_alias or name): (name, _validation_key(value, name, info))
+                  for name, info in fields.items()}
+        renamed = {}
+        for key, item in data.items():
+            if key in by_key:
+                name, key = by_key[key]
+                item = _as_validation_reads(getattr(value, name, None), item)
+            renamed[key] = item
+        return renamed
+    if isinstance(value, (list, tuple, set, frozenset)) and isinstance(data, list) and len(
+            value) == len(data):
+        return [_as_validation_reads(v, d) for v, d in zip(value, data)]
+    if isinstance(value, dict) and isinstance(data, dict) and len(value) == len(data):
+        return {k: _as_validation_reads(v, d) for v, (k, d) in zip(value.values(), data.items())}
+    return data
+
+
+def _pydantic_fields(value: Any) -> Mapping[str, Any] | None:
+    """The FieldInfos of a model or Pydantic dataclass instance, else None."""
+    from pydantic import BaseModel
+
+    if isinstance(value, BaseModel):
+        return type(value).model_fields
+    fields = getattr(type(value), "__pydantic_fields__", None)
+    return fields if isinstance(fields, Mapping) and not isinstance(value, type) else None
+
+
+def _validation_key(value: Any, name: str, info: Any) -> str:
+    """The key Pydantic's validation schema names for a field (as its JSON Schema does)."""
+    from pydantic import AliasChoices, AliasPath
+
+    config = getattr(value, "model_config", None) or getattr(
+        type(value), "__pydantic_config__", {})
+    if config.get("validate_by_alias") is False:
+        return name
+    alias = info.validation_alias
+    if isinstance(alias, str):
+        return alias
+    choices = alias.choices if isinstance(alias, AliasChoices) else []
+    for choice in choices:
+        if isinstance(choice, str):
+            return choice
+        if isinstance(choice, AliasPath) and len(choice.path) == 1 and isinstance(
+                choice.path[0], str):
+            return choice.path[0]
+    return name
+
+
+class RawNumber(float):
+    """A number whose JSON text is ``text`` exactly (a Decimal the grammar writes as a number)."""
+
+    text: str
+
+    def __new__(cls, text: str) -> RawNumber:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+
+_NUMBER_TEXT = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+
+def _grammar_number_text(text: str) -> str:
+    """A number as the grammar spells it: beyond 20 integer digits, with an exponent."""
+    value = Decimal(text)
+    if abs(value) < 10**20:
+        return text
+    mantissa, exponent = f"{value:E}".split("E")
+    return f"{mantissa.rstrip('0').rstrip('.')}E{exponent}"
+
+
+def numbers_where_schema_says(data: Any, schema: Any) -> Any:
+    """``data`` with the strings the schema admits only as numbers (Pydantic dumps a Decimal as
+    a string; with bounds, its schema is a number) as :class:`RawNumber`. Of a union, the first
+    branch the converted value is valid against decides."""
+    document = schema
+
+    def resolve(node: Any) -> Any:
+        seen = 0
+        while isinstance(node, Mapping) and "$ref" in node and seen < 64:
+            node, seen = resolve_pointer(document, node["$ref"], "#"), seen + 1
+        return node
+
+    def valid(value: Any, node: Any) -> bool:
+        return bool(draft7_validator({**node, "$defs": document.get("$defs", {})}
+                                     ).is_valid(value))
+
+    def walk(value: Any, node: Any) -> Any:
+        node = resolve(node)
+        if not isinstance(node, Mapping):
+            return value
+        options = [o for word in ("anyOf", "oneOf") for o in map(resolve, node.get(word, ()))
+                   if isinstance(o, Mapping)]
+        if options:
+            # A branch the value is valid against as it is comes first (a Decimal's string).
+            for option in sorted(options, key=lambda o: not valid(value, o)):
+                converted = walk(value, option)
+                if valid(converted, option):
+                    return converted
+            return value
+        if isinstance(value, str):
+            kinds = node.get("type")
+            kinds = [kinds] if isinstance(kinds, str) else kinds or []
+            if ("number" in kinds or "integer" in kinds) and "string" not in kinds and \
+                    _NUMBER_TEXT.fullmatch(value):
+                return RawNumber(_grammar_number_text(value))
+            return value
+        if isinstance(value, list):
+            items = node.get("prefixItems", [])
+            rest = node.get("items", True)
+            return [walk(v, items[i] if i < len(items) else rest) for i, v in enumerate(value)]
+        if isinstance(value, dict):
+            properties: Mapping[str, Any] = node.get("properties", {})
+            extra = node.get("additionalProperties", True)
+            return {k: walk(v, properties.get(k, extra)) for k, v in value.items()}
+        return value
+
+    return walk(data, schema)
+
+
+def write_json(data: Any, whitespace: str = "compact") -> str:
+    """``canonical_json`` of ``data``, with each :class:`RawNumber` written as its own text."""
+    from ._schema import canonical_json
+
+    texts: list[str] = []
+
+    def placeholders(value: Any) -> Any:
+        if isinstance(value, RawNumber):
+            texts.append(value.text)
+            return f"\x00structgen-number-{len(texts) - 1}\x00"
+        if isinstance(value, list):
+            return [placeholders(v) for v in value]
+        if isinstance(value, dict):
+            return {k: placeholders(v) for k, v in value.items()}
+        return value
+
+    text = canonical_json(placeholders(data), whitespace=whitespace)
+    if not texts:
+        return text
+    return re.sub(r'"\\u0000structgen-number-([0-9]+)\\u0000"',
+                  lambda m: texts[int(m.group(1))], text)
 
 
 class RoundTripCheck:

@@ -94,8 +94,7 @@ def _grammar_and_check(
     output_type: Any, grammar: Grammar | str | None, options: dict[str, Any]
 ) -> tuple[Grammar, Any]:
     from ._grammar import Grammar
-    from ._roundtrip import RoundTripCheck, order_keys
-    from ._schema import canonical_json
+    from ._roundtrip import RoundTripCheck, numbers_where_schema_says, order_keys, write_json
     from ._schema._options import GrammarOptions
     from ._types import json_schema_of, type_adapter
 
@@ -108,19 +107,21 @@ def _grammar_and_check(
         built = grammar if isinstance(grammar, Grammar) else Grammar.from_string(grammar)
     chosen = GrammarOptions(**options)
     reorder = bool(chosen.prop_order) or chosen.key_order == "required-first"
-    schema = json_schema_of(output_type) if reorder else None
+    schema = json_schema_of(output_type)
 
     # raw_pattern: a root string is written bare (no quotes, no escapes), so it is read back
     # as that string rather than as JSON.
-    raw = chosen.raw_pattern and _is_plain_string_schema(json_schema_of(output_type))
+    raw = chosen.raw_pattern and _is_plain_string_schema(schema)
 
     def serialize(data: Any) -> str:
         if raw and isinstance(data, str):
             return data
+        # A bounded Decimal is dumped as a string but written by the grammar as a number.
+        data = numbers_where_schema_says(data, schema)
         if reorder:
             data = order_keys(data, schema, prop_order=chosen.prop_order,
                               required_first=chosen.key_order == "required-first")
-        return canonical_json(data, whitespace=chosen.whitespace)
+        return write_json(data, whitespace=chosen.whitespace)
 
     adapter = type_adapter(output_type)
     parse = (lambda text: adapter.validate_json(json.dumps(text))) if raw else None

@@ -41,6 +41,26 @@ valid string, it never accepts an invalid one) or wider (listed as a known gap):
   apostrophe is a literal (RFC errata 6937, as the test suite expects).
 - ``json-pointer`` (RFC 6901) and ``relative-json-pointer``: exact.
 - Anything else, including ``regex`` (not a regular language), is unknown: ``None``.
+
+Beside the standard names (and Pydantic's ``uuid1``…``uuid5`` and ``ipvanyaddress``), a few names
+spell what Pydantic's own types read and write, where the standard format differs from it
+(``structgen._types`` puts them in the schemas it takes from Python types):
+
+- ``local-date-time``, ``local-time``: ``date-time`` and ``time`` without an offset (a naive
+  ``datetime`` or ``time``), up to microseconds as Python keeps them.
+- ``iso8601-duration``: a ``timedelta`` as Pydantic writes it (``-P1DT2H3M4.5S``: a sign,
+  fractional seconds), years of up to 6 digits and days, hours, minutes, seconds of up to 3, 2,
+  2, 2, so that it always fits in a ``timedelta``.
+- ``email-address``: what ``EmailStr`` (the email-validator package) accepts: a dot-atom local
+  part and a lower-case domain of at least two labels whose top-level label starts with a letter
+  and is none of the special-use names (``test``, ``localhost``, ...), 254 characters at most.
+  Narrower than ``email``: no quoted local parts or address literals, as email-validator refuses.
+- ``http-url`` and ``url``: what ``HttpUrl`` and ``AnyUrl`` accept and write back: ``http`` or
+  ``https`` (``url``: also ``ws``, ``wss``, ``ftp``), ``://``, a host name whose last label
+  starts with a letter, an IPv4 address or a bracketed IPv6 address, an optional port, and a
+  path, query and fragment of characters the WHATWG URL parser keeps as they are; 2083
+  characters at most (``HttpUrl``'s limit). Narrower: no user info, other schemes or
+  internationalized names.
 """
 
 from __future__ import annotations
@@ -116,12 +136,12 @@ def _ldh_label(longest: int) -> str:
     return f"{_ALNUM}(?:{_LDH}{{0,{longest - 2}}}{_ALNUM})?"
 
 
-def _host_label(longest: int) -> str:
+def _host_label(longest: int, first: str = _ALNUM) -> str:
     """The same without "--" in positions 3-4 (RFC 5891 §4.2.3.1: reserved for A-labels)."""
     return (
-        f"(?:{_ALNUM}(?:{_LDH}?{_ALNUM})?"  # 1-3 characters
-        f"|{_ALNUM}{_LDH}{{2}}{_ALNUM}"  # 4: the last one is no hyphen
-        f"|{_ALNUM}{_LDH}(?:{_ALNUM}{_LDH}|-{_ALNUM}){_LDH}{{0,{longest - 5}}}{_ALNUM})"  # 5+
+        f"(?:{first}(?:{_LDH}?{_ALNUM})?"  # 1-3 characters
+        f"|{first}{_LDH}{{2}}{_ALNUM}"  # 4: the last one is no hyphen
+        f"|{first}{_LDH}(?:{_ALNUM}{_LDH}|-{_ALNUM}){_LDH}{{0,{longest - 5}}}{_ALNUM})"  # 5+
     )
 
 
@@ -236,6 +256,80 @@ def _uri_template() -> str:
 
 _JSON_POINTER = "(?:/(?:[^~/]|~[01])*)*"
 
+# --- what Pydantic's own types read ------------------------------------------------------------
+
+_CLOCK = f"{_HOUR}:{_MINUTE}:{_MINUTE}(?:\\.[0-9]{{1,6}})?"
+
+
+def _iso8601_duration() -> str:
+    """A signed duration with fractional seconds, small enough for a ``timedelta``
+    (999999 years of 365 days + 999 days + 99 hours, ... < 999999999 days)."""
+    seconds = "[0-9]{1,2}(?:\\.[0-9]{1,6})?S"
+    minutes = f"[0-9]{{1,2}}M(?:{seconds})?"
+    hours = f"[0-9]{{1,2}}H(?:{minutes}|{seconds})?"
+    time = f"T(?:{hours}|{minutes}|{seconds})"
+    days = "[0-9]{1,3}D"
+    years = f"[0-9]{{1,6}}Y(?:{days})?"
+    return f"-?P(?:(?:{years}|{days})(?:{time})?|{time})"
+
+
+#: Top-level names email-validator refuses (special-use domains).
+_SPECIAL_USE_NAMES = ("arpa", "invalid", "local", "localhost", "onion", "test")
+_LOWER = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _letters_except(words: tuple[str, ...], longest: int) -> str:
+    """Lower-case words of 1 to ``longest`` letters other than ``words``: after each prefix of
+    a word, a letter that leaves every word (then any letters), or the next letter of one."""
+
+    def after(prefix: str) -> str:
+        nexts = sorted({w[len(prefix)] for w in words if w.startswith(prefix) and w != prefix})
+        rest = longest - len(prefix) - 1
+        others = "".join(c for c in _LOWER if c not in nexts)
+        options = [f"[{others}][a-z]{{0,{rest}}}"] + [f"{c}{after(prefix + c)}" for c in nexts]
+        body = "(?:" + "|".join(options) + ")"
+        return f"{body}?" if prefix and prefix not in words else body
+
+    return after("")
+
+
+def _lower_label(longest: int) -> str:
+    return _host_label(longest).replace("A-Za-z0-9", "a-z0-9")
+
+
+#: Domains fit in what the local part (64) and "@" leave of 254: 189 characters.
+_EMAIL_DOMAIN_SHAPES = ((62, 2), (40, 4), (20, 8), (10, 16))
+
+
+def _email_address() -> str:
+    """A dot-atom local part; lower-case labels and a top-level label of letters (at least
+    two labels, as email-validator requires), no special-use top-level name."""
+    local = _bounded_name(lambda n: f"[{_ATEXT}]{{1,{n}}}", _LOCAL_SHAPES)
+    top = _letters_except(_SPECIAL_USE_NAMES, 62)
+    domains = "|".join(f"(?:{_lower_label(n)}\\.){{1,{k - 1}}}" for n, k in _EMAIL_DOMAIN_SHAPES)
+    return f"(?:{local})@(?:{domains}){top}"
+
+
+#: Characters a WHATWG URL parser keeps as they are in a path, query or fragment (RFC 3986's
+#: unreserved, sub-delims but the apostrophe, ":", "@", "/", "?", "#" and "%").
+_URL_TAIL = "[A-Za-z0-9\\-._~!$&()*+,;=:@/?#%]"
+_PORT = ("(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]"
+         "|6553[0-5])")
+#: Host names (253 characters at most, as for hostname) whose last label starts with a letter:
+#: a WHATWG parser reads a name ending in a number as an IPv4 address.
+_URL_HOST_SHAPES = ((63, 3), (49, 5), (24, 10), (11, 21))
+#: HttpUrl's limit, 2083, less the longest scheme, "://", host and port.
+_URL_TAIL_LENGTH = 2083 - len("https://") - 253 - len(":65535")
+
+
+def _url(schemes: tuple[str, ...]) -> str:
+    names = "|".join(f"(?:{_host_label(n)}\\.){{0,{k - 1}}}{_host_label(n, '[A-Za-z]')}"
+                     for n, k in _URL_HOST_SHAPES)
+    host = f"(?:{names}|{_IPV4}|\\[{_IPV6}\\])"
+    tail = f"(?:[/?#]{_URL_TAIL}{{0,{_URL_TAIL_LENGTH - 1}}})?"
+    return f"(?:{'|'.join(schemes)})://{host}(?::{_PORT})?{tail}"
+
+
 _REGEXES: dict[str, str] = {
     "date": _DATE,
     "time": _TIME,
@@ -257,6 +351,14 @@ _REGEXES: dict[str, str] = {
     "json-pointer": _JSON_POINTER,
     "relative-json-pointer": f"(?:0|[1-9][0-9]*)(?:#|{_JSON_POINTER})",
 }
+_REGEXES.update({
+    "local-date-time": f"{_DATE}[Tt]{_CLOCK}",
+    "local-time": _CLOCK,
+    "iso8601-duration": _iso8601_duration(),
+    "email-address": _email_address(),
+    "http-url": _url(("https?",)),
+    "url": _url(("https?", "wss?", "ftp")),
+})
 for _version in range(1, 6):
     _REGEXES[f"uuid{_version}"] = (
         f"{_HEX}{{8}}-{_HEX}{{4}}-{_version}{_HEX}{{3}}-[89ABab]{_HEX}{{3}}-{_HEX}{{12}}"
