@@ -34,6 +34,14 @@ __all__ = [
 # ---------------------------------------------------------------- key order
 
 
+def _dereferenced(document: Any, node: Any) -> Any:
+    """``node`` with its ``$ref`` chain (within ``document``) followed."""
+    seen = 0
+    while isinstance(node, Mapping) and "$ref" in node and seen < 64:
+        node, seen = resolve_pointer(document, node["$ref"], "#"), seen + 1
+    return node
+
+
 def order_keys(data: Any, schema: Any, *, prop_order: tuple[str, ...] = (),
                required_first: bool = False) -> Any:
     """``data`` with object keys in the order the grammar emits them (``prop_order`` names
@@ -42,10 +50,7 @@ def order_keys(data: Any, schema: Any, *, prop_order: tuple[str, ...] = (),
     document = schema
 
     def resolve(node: Any) -> Any:
-        seen = 0
-        while isinstance(node, Mapping) and "$ref" in node and seen < 64:
-            node, seen = resolve_pointer(document, node["$ref"], "#"), seen + 1
-        return node
+        return _dereferenced(document, node)
 
     def branch(node: Any, value: Any) -> Any:
         node = resolve(node)
@@ -212,10 +217,7 @@ def numbers_where_schema_says(data: Any, schema: Any) -> Any:
     document = schema
 
     def resolve(node: Any) -> Any:
-        seen = 0
-        while isinstance(node, Mapping) and "$ref" in node and seen < 64:
-            node, seen = resolve_pointer(document, node["$ref"], "#"), seen + 1
-        return node
+        return _dereferenced(document, node)
 
     def valid(value: Any, node: Any) -> bool:
         return bool(draft7_validator({**node, "$defs": document.get("$defs", {})}
