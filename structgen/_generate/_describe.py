@@ -95,12 +95,14 @@ class _Describer:
 
 
     def _keys(self, names: Any, path: str, depth: int) -> str:
-        """How a dictionary's keys are described. In the shape ``{string: integer}`` small models
-        read ``string`` as the first key's text and write schemas, or keys such as ``", "``."""
-        if not isinstance(names, Mapping):
-            return "names"
-        described = self.describe(names, path + ".*", depth + 1)
-        return "names" if described == "string" else described
+        """How a dictionary's keys are described: their spellings when there are a few, else
+        "names". (In the shape ``{string: integer}`` small models read ``string`` as the first
+        key's text and write schemas, or keys such as ``", "``.)"""
+        if isinstance(names, Mapping):
+            described = self.describe(names, path + ".*", depth + 1)
+            if described.startswith('"'):  # an enum or const: the keys it allows
+                return described
+        return "names"
 
 
 def _bounds(schema: Mapping[str, Any]) -> str:

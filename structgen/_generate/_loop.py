@@ -317,13 +317,15 @@ class ConstrainedDecoder:
         token = self.picker.pick(logits)
         if token is not None and not self._repeats(token) and self.state.accept(token):
             return token
+        if token is not None and self._missing_quote(token):
+            return self._accepted_quote()
         # Rejected: look among the most likely candidates first (for greedy decoding this is
         # exactly the constrained choice), and mask the whole vocabulary only if none fits.
         top = np.argpartition(-logits, RESCUE_CANDIDATES)[:RESCUE_CANDIDATES].astype(np.intc)
         masked = self._without_repeats(top, self.state.mask_subset(top, logits[top]))
         index = self.picker.pick(masked)
         if index is not None:
-            token = self._quote_alone(int(top[index]))
+            token = int(top[index])
         else:
             token = self.picker.pick(self._without_repeats(self.tables.ids, self.state.mask(logits)))
             if token is None and self._closing is not None:
@@ -332,9 +334,25 @@ class ConstrainedDecoder:
             if token is None and self._guarded:
                 raise _Repeating("every token the grammar allows would write a member twice at "
                                  f"{self._cursor.pointer if self._cursor else ''}")
-        if token is None or not self.state.accept(token):
+        if token is None:
+            raise BackendError("the grammar allows no token here (is the grammar satisfiable?)")
+        token = self._quote_alone(token)
+        if not self.state.accept(token):
             raise BackendError("the grammar allows no token here (is the grammar satisfiable?)")
         return token
+
+    def _missing_quote(self, token: int) -> bool:
+        """Whether the rejected ``token`` would be allowed after an opening quote: the model
+        wrote a string's text without its quote (``[Ann`` for ``["Ann``)."""
+        quote = self.tables.byte_tokens.get(0x22)
+        return (quote is not None and token != quote and not self._repeats(quote)
+                and self._accepted_prefix([quote, token]) == 2)
+
+    def _accepted_quote(self) -> int:
+        quote = self.tables.byte_tokens[0x22]
+        if not self.state.accept(quote):  # checked on a fork, so this cannot fail
+            raise BackendError("grammar state diverged while opening a string")
+        return quote
 
     def _quote_alone(self, token: int) -> int:
         """``"`` for a rejected pick's stand-in that opens a string with more (``",``, ``""``).
