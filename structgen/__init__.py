@@ -47,6 +47,7 @@ from ._generate import (
     Usage,
     structured,
 )
+from ._generate._openai import OpenAICompatibleBackend
 from ._grammar import Grammar
 from ._model_path import default_model_path
 from ._schema import json_schema_to_gbnf
@@ -80,6 +81,7 @@ __all__ = [
     "MaxRoundsError",
     "Message",
     "ModelNotFoundError",
+    "OpenAICompatibleBackend",
     "OutputValidationError",
     "Refusal",
     "RefusalError",

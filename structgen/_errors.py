@@ -8,7 +8,7 @@ Every error structgen raises on purpose derives from :class:`StructgenError`::
     │   └── UnsupportedSchemaError  a valid keyword that changes validity but cannot be enforced
     ├── ModelNotFoundError        a model file that is missing or unreadable
     ├── ToolDefinitionError       a function, model or dict that cannot become a tool (tool, parameter)
-    ├── BackendError              the backend failed (foreign errors wrapped), a prompt too long, a closed model
+    ├── BackendError              the backend failed (foreign errors wrapped; ``.url``, ``.status``), a prompt too long, a closed model
     └── GenerationError           generation ended without a valid instance
         ├── IncompleteOutputError   max_tokens (or the context window) ran out before the grammar completed
         ├── RefusalError            the model took the refusal branch (``.reason``)
@@ -100,7 +100,17 @@ class ModelNotFoundError(StructgenError, FileNotFoundError):
 
 
 class BackendError(StructgenError, RuntimeError):
-    """The inference backend failed; the original exception is chained as ``__cause__``."""
+    """The inference backend failed; the original exception is chained as ``__cause__``.
+
+    Over HTTP, ``url`` is the URL of the failed request and ``status`` its HTTP status (None
+    when no answer came: connection refused, a timeout, a stream cut off). Neither they nor the
+    message ever hold an API key.
+    """
+
+    def __init__(self, message: str, *, url: str | None = None, status: int | None = None) -> None:
+        self.url = url
+        self.status = status
+        super().__init__(message)
 
 
 class GenerationError(StructgenError):

@@ -29,6 +29,7 @@ PUBLIC = [
     "MaxRoundsError",
     "Message",
     "ModelNotFoundError",
+    "OpenAICompatibleBackend",
     "OutputValidationError",
     "Refusal",
     "RefusalError",

@@ -6,16 +6,20 @@ it, and so does this module when ``STRUCTGEN_LLAMA_SERVER`` does not name a bina
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -49,12 +53,13 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def server_url() -> Iterator[str]:
+@contextmanager
+def _running_server(*options: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A llama-server on the default model (one thread: the machine is shared), until exit."""
     port = _free_port()
     process = subprocess.Popen(
         [_server_binary(), "-m", str(sg.default_model_path()), "--host", "127.0.0.1",
-         "--port", str(port), "-c", "2048", "-t", "1", "-np", "1"],
+         "--port", str(port), "-t", "1", *options],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     url = f"http://127.0.0.1:{port}"
@@ -72,13 +77,19 @@ def server_url() -> Iterator[str]:
             if time.monotonic() > deadline:
                 raise RuntimeError("llama-server did not become ready in 120 s")
             time.sleep(0.3)
-        yield url
+        yield url, process
     finally:
         process.terminate()
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@pytest.fixture(scope="module")
+def server_url() -> Iterator[str]:
+    with _running_server("-c", "2048", "-np", "1") as (url, _):
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -153,3 +164,102 @@ def test_lazy_grammar_through_the_server(remote: sg.LLM) -> None:
     text = completion.text
     assert "e" in text and "e" not in text[: text.index("e")]
     assert re.fullmatch(r"e[a-z]{0,5}!", text[text.index("e") :]), text
+
+
+# -- the OpenAI-compatible endpoint of the same server ----------------------------------------
+
+KEY = "sk-local-3b9e61c2"
+LISBON = "Extract the place: I flew to Lisbon, the capital of Portugal."
+
+
+class Trip(BaseModel):
+    origin: str
+    destination: str
+
+
+@pytest.fixture(scope="module")
+def openai_remote(server_url: str) -> sg.LLM:
+    backend = sg.OpenAICompatibleBackend(server_url, engine="llama-server")
+    return sg.LLM.from_backend(backend, max_tokens=120, max_retries=0)
+
+
+def test_generate_through_the_chat_endpoint(openai_remote: sg.LLM, remote: sg.LLM) -> None:
+    result = openai_remote.run(City, LISBON)
+    assert result.value == City(city="Lisbon", country="Portugal")
+    # The same template, grammar and greedy sampling as /completion: the same answer.
+    assert result.text == remote.run(City, LISBON).text
+    usage = result.usage
+    assert usage.prompt_tokens > 10 and usage.sampled_tokens > 0 and usage.model_seconds > 0
+    again = openai_remote.run(City, LISBON)
+    assert again.text == result.text and again.usage.cached_prompt_tokens > 0
+
+
+def test_stream_through_the_chat_endpoint(openai_remote: sg.LLM) -> None:
+    parts = list(openai_remote.stream(Trip, "Plan a trip from Paris to Rome."))
+    assert len(parts) >= 2 and isinstance(parts[-1], Trip)
+    assert parts[0].model_fields_set == {"origin"}  # a partial: the first field alone
+    assert openai_remote.generate(int, "Extract the year: 'The war ended in 1945.'") == 1945
+
+
+@pytest.mark.parametrize("kind", ["completion", "chat"])
+async def test_concurrent_agenerate_on_one_server(kind: str, server_url: str) -> None:
+    """Several tasks share one backend: each gets its own answer (the one generate gives), and
+    no thread is started — the requests are asyncio I/O on the pooled client."""
+    backend: Any = (sg.LlamaServerBackend(server_url) if kind == "completion"
+                    else sg.OpenAICompatibleBackend(server_url))
+    llm = sg.LLM.from_backend(backend, max_tokens=60, max_retries=0)
+    places = ["Paris, France", "Rome, Italy", "Oslo, Norway"]
+    prompts = [f"Extract the place: I flew to {p}." for p in places]
+    threads = threading.active_count()
+    cities = await asyncio.gather(*(llm.agenerate(City, p) for p in prompts))
+    assert threading.active_count() == threads
+    assert cities == [llm.generate(City, p) for p in prompts]
+    parts = [p async for p in llm.astream(Trip, "Plan a trip from Paris to Rome.")]
+    assert parts[-1] == llm.generate(Trip, "Plan a trip from Paris to Rome.")
+    await backend.aclose()
+
+
+def test_tool_calls_through_the_chat_endpoint(openai_remote: sg.LLM) -> None:
+    def get_weather(city: str) -> str:
+        """Get the current weather in a city."""
+        return f"sunny in {city}"
+
+    turn = openai_remote.call_tools("What is the weather in Paris?", [get_weather])
+    assert [c.name for c in turn.calls] == ["get_weather"] and turn.calls[0].arguments.city == "Paris"
+
+
+def test_the_chat_endpoint_translates_errors(server_url: str) -> None:
+    backend = sg.OpenAICompatibleBackend(server_url)
+    bad = sg.CompletionRequest(messages=(sg.Message("user", "hi"),), gbnf='root ::= ("a"')
+    with pytest.raises(GrammarError, match="rejected the grammar") as caught:
+        list(backend.complete(bad))
+    cause = caught.value.__cause__
+    assert isinstance(cause, BackendError) and cause.status == 400
+    assert cause.url == f"{server_url}/v1/chat/completions"
+    renamed = sg.CompletionRequest(messages=(sg.Message("user", "Say yes."),),
+                                   gbnf='answer ::= "yes"\n', root="answer")
+    assert "".join(e.text for e in backend.complete(renamed) if isinstance(e, sg.TextDelta)) == "yes"
+
+
+def test_an_api_key_and_a_server_that_dies_mid_stream() -> None:
+    """A server started with --api-key: the key opens it, a wrong one is a 401 that does not
+    show the key; then the server is killed while it streams an answer."""
+    with _running_server("-c", "512", "-np", "1", "--api-key", KEY) as (url, process):
+        keyed = sg.LLM.from_backend(sg.OpenAICompatibleBackend(url, api_key=KEY), max_tokens=20)
+        assert keyed.generate(int, "Extract the year: 'The war ended in 1945.'") == 1945
+        assert sg.LLM.from_backend(sg.LlamaServerBackend(url, api_key=KEY)).generate(bool, "Is ice cold?") in (True, False)
+        wrong = "sk-wrong-77aa"
+        with pytest.raises(BackendError) as caught:
+            sg.LLM.from_backend(sg.OpenAICompatibleBackend(url, api_key=wrong)).generate(int, "A number?")
+        assert caught.value.status == 401 and wrong not in str(caught.value) and KEY not in str(caught.value)
+
+        long = sg.CompletionRequest(messages=(sg.Message("user", "Describe the sea."),),
+                                    gbnf='root ::= [a-z ]{300}', max_tokens=300)
+        events = sg.OpenAICompatibleBackend(url, api_key=KEY, retries=0).complete(long)
+        assert isinstance(next(events), sg.TextDelta)
+        process.kill()
+        process.wait(timeout=10)
+        with pytest.raises(BackendError, match="broke off") as died:
+            for _ in events:
+                pass
+        assert died.value.url == f"{url}/v1/chat/completions" and KEY not in str(died.value)

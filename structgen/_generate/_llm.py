@@ -12,7 +12,8 @@ import json
 import os
 import threading
 import warnings
-from collections.abc import AsyncIterator, Generator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Mapping, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar, overload
 
@@ -21,11 +22,13 @@ from typing_extensions import TypedDict, TypeForm, Unpack
 
 from .._errors import IncompleteOutputError, OutputValidationError, RefusalError, ValidatorError
 from .._schema._refs import escape_pointer_token
+from ._aio import Done, Exchange, drive, iterate_in_thread
 from ._output import OutputSpec, Refusal, spec_for, validation_errors
 from ._partial import PartialBuilder
 from ._tool_api import ToolCalling
 from ._warnings import outside_structgen, warn_looped
 from ._types import (
+    AsyncBackend,
     Backend,
     Completion,
     CompletionRequest,
@@ -247,7 +250,14 @@ class LLM(ToolCalling):
         on_refusal: Literal["return"], **options: Unpack[GenerateOptions],
     ) -> T | Refusal: ...
     async def agenerate(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Any:
-        """:meth:`generate` without blocking the event loop (runs in a worker thread)."""
+        """:meth:`generate` without blocking the event loop: natively on a backend with
+        ``acomplete`` (the HTTP backends: no thread per call), else in a worker thread."""
+        if isinstance(self.backend, AsyncBackend):
+            async with aclosing(self._drive(output_type, prompt, kwargs)) as items:
+                async for item in items:
+                    if isinstance(item, Done):
+                        return item.value.value
+            raise AssertionError("drive() always ends with Done")  # pragma: no cover
         run: Any = self.run
         result: Result[Any] = await asyncio.to_thread(run, output_type, prompt, **kwargs)
         self._local.usage = result.usage
@@ -264,13 +274,39 @@ class LLM(ToolCalling):
         on_refusal: Literal["return"], **options: Unpack[GenerateOptions],
     ) -> AsyncIterator[T | Refusal]: ...
     def astream(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> AsyncIterator[Any]:
-        """:meth:`stream` for ``async for``; the model runs in a worker thread, which stops at
-        the next piece of text when the consumer stops or is cancelled."""
-        from ._aio import iterate_in_thread
-
+        """:meth:`stream` for ``async for``: natively on a backend with ``acomplete``, else the
+        model runs in a worker thread, which stops at the next piece of text when the consumer
+        stops or is cancelled."""
+        if isinstance(self.backend, AsyncBackend):
+            return self._astream_native(output_type, prompt, kwargs)
         return iterate_in_thread(
             lambda: self._stream_items(output_type, prompt, **kwargs), skip=_PENDING
         )
+
+    def _drive(
+        self, output_type: Any, prompt: str | None, kwargs: dict[str, Any]
+    ) -> AsyncGenerator[TextDelta | None | Done[Result[Any]], None]:
+        """The attempts loop of :meth:`_events` on the event loop, the backend's ``acomplete``
+        answering its requests."""
+        assert isinstance(self.backend, AsyncBackend)
+        exchange = Exchange()
+        return drive(self._events(output_type, prompt, _exchange=exchange, **kwargs), exchange, self.backend)
+
+    async def _astream_native(
+        self, output_type: Any, prompt: str | None, kwargs: dict[str, Any]
+    ) -> AsyncIterator[Any]:
+        partial = PartialBuilder(output_type)
+        async with aclosing(self._drive(output_type, prompt, kwargs)) as items:
+            async for item in items:
+                if isinstance(item, Done):
+                    yield item.value.value
+                    return
+                if item is None:  # a retry begins
+                    partial = PartialBuilder(output_type)
+                    continue
+                value = partial.update(item.text)
+                if value is not None:
+                    yield value
 
     # -- the loop over attempts ---------------------------------------------------------------
 
@@ -289,8 +325,10 @@ class LLM(ToolCalling):
         min_p: float = 0.05,
         seed: int | None = None,
         max_retries: int | None = None,
+        _exchange: Exchange | None = None,
     ) -> Generator[TextDelta | None, None, Result[Any]]:
-        """Yields text deltas (None when a retry starts); returns the Result."""
+        """Yields text deltas (None when a retry starts); returns the Result. With ``_exchange``
+        the requests go to an async driver (see ``_aio.drive``) instead of ``backend.complete``."""
         if on_refusal not in ("raise", "return"):
             raise ValueError("on_refusal must be 'raise' or 'return'")
         spec: OutputSpec[Any] = spec_for(output_type)
@@ -315,7 +353,9 @@ class LLM(ToolCalling):
                 messages=tuple(conversation), gbnf=spec.grammar.gbnf, root=spec.grammar.root,
                 max_tokens=budget, sampling=settings, choices=spec.choices, members=spec.members,
             )
-            completion = yield from drain(self.backend.complete(request))
+            completion = yield from (
+                _exchange.ask(request) if _exchange is not None else drain(self.backend.complete(request))
+            )
             usage = usage + completion.usage
             self._local.usage = usage
             if completion.finish_reason == "length":

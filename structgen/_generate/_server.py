@@ -6,55 +6,93 @@ events). Fast-forwarding, prompt-lookup guesses and likelihood choices are in-pr
 techniques: a server decodes token by token, and ``choices`` in a request are ignored. A lazy
 grammar (``triggers``) becomes the server's own ``grammar_lazy`` and ``grammar_triggers``.
 
-Errors are translated here, at the seam: an unreachable server or an HTTP error is a
-:class:`~structgen.BackendError`, a grammar the server cannot parse a
-:class:`~structgen.GrammarError`.
+Errors are translated here, at the seam (see ``_http``): an unreachable server, an HTTP error,
+a timeout or a stream that breaks off is a :class:`~structgen.BackendError` with ``url`` and
+``status``, a grammar the server cannot parse a :class:`~structgen.GrammarError`.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import aclosing, closing
 from typing import Any
 
-from .._errors import BackendError, GrammarError
-from ._types import Completion, CompletionRequest, Event, TextDelta, Usage
+import httpx
 
-_ROOT_RULE = re.compile(r"^\s*root\s*::=", re.MULTILINE)
+from ._http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, HttpSession, Timeout, rooted
+from ._types import Completion, CompletionRequest, Event, FinishReason, TextDelta, Usage
+
+_SERVER = "the llama.cpp server"
 
 
 class LlamaServerBackend:
     """Runs constrained completions on a llama.cpp server at ``base_url``.
 
-    Each call opens its own HTTP connection, so one backend may be shared by threads (the
-    server queues or batches concurrent requests itself).
+    One pooled HTTP client serves every call, so one backend may be shared by threads and by
+    asyncio tasks (``LLM.agenerate`` and ``LLM.astream`` use :meth:`acomplete`: no thread per
+    request); the server queues concurrent requests or decodes them in its ``--parallel``
+    slots. ``timeout`` (seconds, or an ``httpx.Timeout``) bounds each wait for the server
+    (connecting at most 10 s); ``retries`` is how often a request that never reached the
+    server is sent again. ``api_key`` is sent as ``Authorization: Bearer ...`` (``--api-key``).
+    ``transport``/``async_transport`` replace httpx's own (a Unix socket, a test double).
     """
 
-    def __init__(self, base_url: str = "http://127.0.0.1:8080", *, timeout: float = 600.0) -> None:
-        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
-            raise ValueError("base_url must be an http:// or https:// URL")
-        self.base_url = base_url.rstrip("/")
-        self.timeout = timeout
+    def __init__(
+        self,
+        base_url: str = "http://127.0.0.1:8080",
+        *,
+        timeout: Timeout = DEFAULT_TIMEOUT,
+        retries: int = DEFAULT_RETRIES,
+        api_key: str | None = None,
+        transport: httpx.BaseTransport | None = None,
+        async_transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._http = HttpSession(
+            base_url, server=_SERVER, api_key=api_key, timeout=timeout, retries=retries,
+            transport=transport, async_transport=async_transport,
+        )
+        self.base_url = self._http.base_url
+
+    def __repr__(self) -> str:
+        return f"LlamaServerBackend({self._http!r})"
 
     def close(self) -> None:
-        """Nothing to release: each call opens its own connection."""
+        """Close the pooled connections; a later call opens new ones."""
+        self._http.close()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
 
     # -- the seam -------------------------------------------------------------------------
 
     def complete(self, request: CompletionRequest) -> Iterator[Event]:
-        started = time.perf_counter()
-        template: dict[str, Any] = {"messages": [m.as_dict() for m in request.messages]}
-        if request.tools:
-            template["tools"] = [dict(t) for t in request.tools]
-        prompt = self._post("/apply-template", template)["prompt"]
+        reader = _Reader(time.perf_counter())
+        prompt = self._http.post("/apply-template", _template(request)).get("prompt")
+        with closing(self._http.events("/completion", self._body(request, prompt))) as stream:
+            for event in stream:
+                yield from reader.feed(event)
+        yield self._finish(request, reader)
+
+    async def acomplete(self, request: CompletionRequest) -> AsyncIterator[Event]:
+        reader = _Reader(time.perf_counter())
+        prompt = (await self._http.apost("/apply-template", _template(request))).get("prompt")
+        stream = self._http.aevents("/completion", self._body(request, prompt))
+        async with aclosing(stream):  # a consumer that stops early ends the request at once
+            async for event in stream:
+                for delta in reader.feed(event):
+                    yield delta
+        yield self._finish(request, reader)
+
+    # -- the request and its answer ---------------------------------------------------------
+
+    def _body(self, request: CompletionRequest, prompt: Any) -> dict[str, Any]:
+        if not isinstance(prompt, str):
+            raise self._http.broken("/apply-template", "sent no prompt")
         s = request.sampling
         body: dict[str, Any] = {
             "prompt": prompt,
-            "grammar": _rooted(request.gbnf, request.root),
+            "grammar": rooted(request.gbnf, request.root, _SERVER),
             "n_predict": request.max_tokens,
             "temperature": s.temperature,
             "top_k": s.top_k,
@@ -68,70 +106,59 @@ class LlamaServerBackend:
         if request.triggers:
             body["grammar_lazy"] = True
             body["grammar_triggers"] = [_trigger(t) for t in request.triggers]
-        parts: list[str] = []
-        final: dict[str, Any] = {}
-        for event in self._stream("/completion", body):
-            text = event.get("content") or ""
-            if text:
-                parts.append(text)
-                yield TextDelta(text)
-            if event.get("stop"):
-                final = event
-        yield Completion("".join(parts), _finish_reason(final), _usage(final, started))
+        return body
 
-    # -- HTTP -------------------------------------------------------------------------------
+    def _finish(self, request: CompletionRequest, reader: _Reader) -> Completion:
+        if reader.final is None:
+            raise self._http.broken("/completion", "ended its stream before the final event")
+        completion = Completion("".join(reader.parts), reader.finish_reason(), reader.usage())
+        self._http.check_answer("/completion", request, completion)
+        return completion
 
-    def _open(self, path: str, body: dict[str, Any]) -> Any:
-        data = json.dumps(body).encode("utf-8")
-        req = urllib.request.Request(
-            self.base_url + path, data=data, method="POST",
-            headers={"Content-Type": "application/json", "Accept": "application/json"},
+
+class _Reader:
+    """The events of one ``/completion`` stream: the text as it comes, then the final event."""
+
+    def __init__(self, started: float) -> None:
+        self.started = started
+        self.parts: list[str] = []
+        self.final: dict[str, Any] | None = None
+
+    def feed(self, event: dict[str, Any]) -> list[TextDelta]:
+        text = event.get("content") or ""
+        if event.get("stop"):
+            self.final = event
+        if not isinstance(text, str) or not text:
+            return []
+        self.parts.append(text)
+        return [TextDelta(text)]
+
+    def finish_reason(self) -> FinishReason:
+        final = self.final or {}
+        if final.get("stop_type") == "limit" or final.get("truncated"):
+            return "length"
+        return "stop"
+
+    def usage(self) -> Usage:
+        final = self.final or {}
+        timings = final.get("timings") or {}
+        cached = int(timings.get("cache_n", final.get("tokens_cached", 0)) or 0)
+        evaluated = int(timings.get("prompt_n", 0) or 0)
+        return Usage(
+            prompt_tokens=cached + evaluated,
+            cached_prompt_tokens=cached,
+            sampled_tokens=int(timings.get("predicted_n", final.get("tokens_predicted", 0)) or 0),
+            model_seconds=(float(timings.get("prompt_ms", 0.0)) + float(timings.get("predicted_ms", 0.0))) / 1000,
+            total_seconds=time.perf_counter() - self.started,
+            attempts=1,
         )
-        try:
-            return urllib.request.urlopen(req, timeout=self.timeout)
-        except urllib.error.HTTPError as e:
-            raise _http_error(path, e) from None
-        except (urllib.error.URLError, OSError) as e:
-            reason = getattr(e, "reason", e)
-            raise BackendError(f"cannot reach the llama.cpp server at {self.base_url}: {reason}") from None
-
-    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        with self._open(path, body) as response:
-            try:
-                result: dict[str, Any] = json.loads(response.read())
-            except (ValueError, OSError) as e:
-                raise BackendError(f"the llama.cpp server sent a bad reply to {path}: {e}") from None
-        return result
-
-    def _stream(self, path: str, body: dict[str, Any]) -> Iterator[dict[str, Any]]:
-        """The JSON payloads of a server-sent-event stream."""
-        with self._open(path, body) as response:
-            try:
-                for raw in response:
-                    line = raw.decode("utf-8").strip()
-                    if not line.startswith("data:"):
-                        continue
-                    payload = line[len("data:"):].strip()
-                    if payload == "[DONE]":
-                        return
-                    event = json.loads(payload)
-                    if "error" in event:
-                        raise _server_error(path, event["error"])
-                    yield event
-            except (ValueError, OSError) as e:
-                raise BackendError(f"the llama.cpp server stream from {path} broke off: {e}") from None
 
 
-def _rooted(gbnf: str, root: str) -> str:
-    """The server always starts at ``root``: alias another start rule to it."""
-    if root == "root":
-        return gbnf
-    if _ROOT_RULE.search(gbnf):
-        raise BackendError(
-            f"the llama.cpp server starts every grammar at rule 'root', and this grammar defines "
-            f"a 'root' besides its start rule {root!r}"
-        )
-    return f"root ::= {root}\n{gbnf}"
+def _template(request: CompletionRequest) -> dict[str, Any]:
+    template: dict[str, Any] = {"messages": [m.as_dict() for m in request.messages]}
+    if request.tools:
+        template["tools"] = [dict(t) for t in request.tools]
+    return template
 
 
 def _trigger(trigger: str | int) -> dict[str, Any]:
@@ -139,46 +166,6 @@ def _trigger(trigger: str | int) -> dict[str, Any]:
     if isinstance(trigger, int):
         return {"type": 0, "value": "", "token": trigger}
     return {"type": 2, "value": trigger}
-
-
-def _finish_reason(final: dict[str, Any]) -> Any:
-    if final.get("stop_type") == "limit" or final.get("truncated"):
-        return "length"
-    return "stop"
-
-
-def _usage(final: dict[str, Any], started: float) -> Usage:
-    timings = final.get("timings") or {}
-    cached = int(timings.get("cache_n", final.get("tokens_cached", 0)) or 0)
-    evaluated = int(timings.get("prompt_n", 0) or 0)
-    return Usage(
-        prompt_tokens=cached + evaluated,
-        cached_prompt_tokens=cached,
-        sampled_tokens=int(timings.get("predicted_n", final.get("tokens_predicted", 0)) or 0),
-        model_seconds=(float(timings.get("prompt_ms", 0.0)) + float(timings.get("predicted_ms", 0.0))) / 1000,
-        total_seconds=time.perf_counter() - started,
-        attempts=1,
-    )
-
-
-def _http_error(path: str, error: urllib.error.HTTPError) -> Exception:
-    try:
-        detail = json.loads(error.read()).get("error", {})
-    except (ValueError, OSError, AttributeError):
-        detail = {}
-    if not isinstance(detail, dict):
-        detail = {"message": str(detail)}
-    detail.setdefault("code", error.code)
-    detail.setdefault("message", error.reason)
-    return _server_error(path, detail)
-
-
-def _server_error(path: str, detail: Any) -> Exception:
-    message = str(detail.get("message", detail)) if isinstance(detail, dict) else str(detail)
-    if "grammar" in message.lower():
-        return GrammarError(f"the llama.cpp server rejected the grammar: {message}")
-    code = detail.get("code", "") if isinstance(detail, dict) else ""
-    return BackendError(f"the llama.cpp server failed on {path} ({code}): {message}")
 
 
 __all__ = ["LlamaServerBackend"]

@@ -7,7 +7,7 @@ here knows about llama.cpp, so an HTTP backend for a llama.cpp server can speak 
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, Union, runtime_checkable
 
@@ -189,6 +189,18 @@ class Backend(Protocol):
     def complete(self, request: CompletionRequest) -> Iterator[Event]: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class AsyncBackend(Protocol):
+    """The optional asyncio side of the seam, for backends whose work is I/O (HTTP servers).
+
+    ``acomplete`` yields the same events as ``complete`` without blocking the event loop, so
+    ``LLM.agenerate`` and ``LLM.astream`` run many requests at once with no thread each; on a
+    backend without it they run ``complete`` in a worker thread.
+    """
+
+    def acomplete(self, request: CompletionRequest) -> AsyncIterator[Event]: ...
 
 
 def drain(events: Iterator[Event]) -> Generator[TextDelta, None, Completion]:

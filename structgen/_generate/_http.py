@@ -1,0 +1,421 @@
+"""What the HTTP backends share: pooled httpx clients, retries, server-sent events, errors.
+
+One :class:`HttpSession` per backend holds one pooled ``httpx.Client`` for the blocking calls
+and one ``httpx.AsyncClient`` for the asyncio ones (per event loop: an AsyncClient's
+connections belong to the loop that opened them). Failures become :class:`BackendError`\\ s
+carrying the request's URL and HTTP status — a grammar the server refuses a
+:class:`GrammarError` chained to one — and the API key, sent only in the ``Authorization``
+header, is blanked out of any text a server echoes back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import re
+import threading
+import time
+from collections.abc import AsyncGenerator, Generator
+from typing import Any, Union
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from .._errors import BackendError, GrammarError
+from .._gbnf._recognizer import Recognizer
+from ._types import Completion, CompletionRequest
+
+Timeout = Union[float, httpx.Timeout]
+DEFAULT_TIMEOUT = 600.0
+CONNECT_TIMEOUT = 10.0  # a server that accepts no connection in 10 s is not coming
+# Idle pooled connections are dropped before servers drop them (llama-server's HTTP library
+# and uvicorn, under vLLM and SGLang, close them after 5 s), so few requests meet a closed one.
+_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=2.0)
+DEFAULT_RETRIES = 2
+_BACKOFF_SECONDS = 0.25
+_ROOT_RULE = re.compile(r"^\s*root\s*::=", re.MULTILINE)
+_DONE = "[DONE]"
+
+
+class HttpSession:
+    """POSTs JSON to one server: whole replies (:meth:`post`) or event streams (:meth:`events`),
+    blocking or under asyncio (:meth:`apost`, :meth:`aevents`).
+
+    A request that was not run — no connection (refused, or not accepted in time), a pooled
+    connection the server closed without answering, or HTTP 503 (the model still loading, no
+    healthy instance behind a balancer) — is sent again, up to ``retries`` times, after 0.25 s,
+    0.5 s, 1 s, ...; any other failure is raised at once.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        server: str,
+        api_key: str | None,
+        timeout: Timeout,
+        retries: int,
+        transport: httpx.BaseTransport | None,
+        async_transport: httpx.AsyncBaseTransport | None,
+    ) -> None:
+        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+            raise ValueError("base_url must be an http:// or https:// URL")
+        if not isinstance(retries, int) or retries < 0:
+            raise ValueError("retries must be an int >= 0")
+        if api_key is not None and (not isinstance(api_key, str) or not api_key):
+            raise ValueError("api_key must be a non-empty str or None")
+        self.base_url = base_url.rstrip("/")
+        self.shown_url = _without_credentials(self.base_url)
+        self.server = server
+        self.retries = retries
+        self.timeout = timeout if isinstance(timeout, httpx.Timeout) else _timeout(timeout)
+        self._api_key = api_key
+        self._transport = transport
+        self._async_transport = async_transport
+        self._client: httpx.Client | None = None
+        self._async: tuple[asyncio.AbstractEventLoop, httpx.AsyncClient] | None = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        key = ", api_key=***" if self._api_key else ""
+        return f"{self.shown_url!r}{key}"
+
+    # -- clients ------------------------------------------------------------------------------
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Accept": "application/json, text/event-stream"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        return headers
+
+    def client(self) -> httpx.Client:
+        with self._lock:
+            if self._client is None:
+                self._client = httpx.Client(
+                    base_url=self.base_url, headers=self._headers(), timeout=self.timeout,
+                    limits=_LIMITS, transport=self._transport,
+                )
+            return self._client
+
+    def async_client(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._async is None or self._async[0] is not loop:
+                # A client of an earlier (finished) loop cannot be closed from this one.
+                self._async = (loop, httpx.AsyncClient(
+                    base_url=self.base_url, headers=self._headers(), timeout=self.timeout,
+                    limits=_LIMITS, transport=self._async_transport,
+                ))
+            return self._async[1]
+
+    def close(self) -> None:
+        """Close the pooled connections (an async client's on its own loop, if that still runs)."""
+        with self._lock:
+            client, self._client = self._client, None
+            pending, self._async = self._async, None
+        if client is not None:
+            client.close()
+        if pending is not None:
+            loop, async_client = pending
+            if loop.is_closed():
+                return
+            if loop.is_running():  # from its own thread or another: closed when the loop gets to it
+                asyncio.run_coroutine_threadsafe(async_client.aclose(), loop)
+            else:
+                loop.run_until_complete(async_client.aclose())
+
+    async def aclose(self) -> None:
+        with self._lock:
+            client, self._client = self._client, None
+            pending, self._async = self._async, None
+        if client is not None:
+            client.close()
+        if pending is not None and pending[0] is asyncio.get_running_loop():
+            await pending[1].aclose()
+
+    # -- blocking -----------------------------------------------------------------------------
+
+    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        response = self._send(path, body)
+        try:
+            content = response.read()
+        except httpx.HTTPError as error:
+            raise self.failure(path, error) from error
+        finally:
+            response.close()
+        return self._json(path, content)
+
+    def events(self, path: str, body: dict[str, Any]) -> Generator[dict[str, Any], None, None]:
+        """The JSON payloads of a server-sent-event stream, up to its ``[DONE]`` or its end."""
+        response = self._send(path, body)
+        parser = _SseParser()
+        try:
+            for line in response.iter_lines():
+                payload = parser.feed(line)
+                if payload is not None:
+                    if payload == _DONE:
+                        return
+                    yield self._event(path, payload)
+        except httpx.HTTPError as error:
+            raise self.failure(path, error) from error
+        finally:
+            response.close()
+        payload = parser.end()
+        if payload is not None and payload != _DONE:
+            yield self._event(path, payload)
+
+    def _send(self, path: str, body: dict[str, Any]) -> httpx.Response:
+        client = self.client()
+        attempt = 0
+        while True:
+            try:
+                response = client.send(client.build_request("POST", path, json=body), stream=True)
+            except httpx.HTTPError as error:
+                if attempt < self.retries and _never_arrived(error):
+                    time.sleep(_BACKOFF_SECONDS * 2**attempt)
+                    attempt += 1
+                    continue
+                raise self.failure(path, error) from error
+            if response.status_code == 503 and attempt < self.retries:
+                response.close()
+                time.sleep(_BACKOFF_SECONDS * 2**attempt)
+                attempt += 1
+                continue
+            if response.is_error:
+                try:
+                    response.read()
+                except httpx.HTTPError:
+                    pass  # the status says enough
+                finally:
+                    response.close()
+                raise self.status_error(path, response.status_code, response.content)
+            return response
+
+    # -- asyncio ------------------------------------------------------------------------------
+
+    async def apost(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        response = await self._asend(path, body)
+        try:
+            content = await response.aread()
+        except httpx.HTTPError as error:
+            raise self.failure(path, error) from error
+        finally:
+            await response.aclose()
+        return self._json(path, content)
+
+    async def aevents(self, path: str, body: dict[str, Any]) -> AsyncGenerator[dict[str, Any], None]:
+        """:meth:`events` under asyncio."""
+        response = await self._asend(path, body)
+        parser = _SseParser()
+        try:
+            async for line in response.aiter_lines():
+                payload = parser.feed(line)
+                if payload is not None:
+                    if payload == _DONE:
+                        return
+                    yield self._event(path, payload)
+        except httpx.HTTPError as error:
+            raise self.failure(path, error) from error
+        finally:
+            await response.aclose()
+        payload = parser.end()
+        if payload is not None and payload != _DONE:
+            yield self._event(path, payload)
+
+    async def _asend(self, path: str, body: dict[str, Any]) -> httpx.Response:
+        client = self.async_client()
+        attempt = 0
+        while True:
+            try:
+                response = await client.send(client.build_request("POST", path, json=body), stream=True)
+            except httpx.HTTPError as error:
+                if attempt < self.retries and _never_arrived(error):
+                    await asyncio.sleep(_BACKOFF_SECONDS * 2**attempt)
+                    attempt += 1
+                    continue
+                raise self.failure(path, error) from error
+            if response.status_code == 503 and attempt < self.retries:
+                await response.aclose()
+                await asyncio.sleep(_BACKOFF_SECONDS * 2**attempt)
+                attempt += 1
+                continue
+            if response.is_error:
+                try:
+                    await response.aread()
+                except httpx.HTTPError:
+                    pass
+                finally:
+                    await response.aclose()
+                raise self.status_error(path, response.status_code, response.content)
+            return response
+
+    # -- errors -------------------------------------------------------------------------------
+
+    def url(self, path: str) -> str:
+        return self.shown_url + path
+
+    def redact(self, text: str) -> str:
+        return text.replace(self._api_key, "***") if self._api_key else text
+
+    def failure(self, path: str, error: httpx.HTTPError) -> BackendError:
+        """A request that got no (complete) answer."""
+        url, reason = self.url(path), self.redact(str(error) or type(error).__name__)
+        if isinstance(error, (httpx.ConnectError, httpx.ConnectTimeout)):
+            tries = f" ({self.retries + 1} tries)" if self.retries else ""
+            message = f"cannot reach {self.server} at {url}{tries}: {reason}"
+        elif isinstance(error, httpx.TimeoutException):
+            message = f"{self.server} at {url} did not answer in time ({type(error).__name__}: {reason})"
+        elif isinstance(error, (httpx.RemoteProtocolError, httpx.ReadError)):
+            message = f"{self.server} at {url} broke off its answer (did it stop?): {reason}"
+        else:
+            message = f"the request to {self.server} at {url} failed: {reason}"
+        return BackendError(message, url=url)
+
+    def status_error(self, path: str, status: int, content: bytes) -> Exception:
+        """An HTTP error status, with the server's own message."""
+        return self.server_error(path, _message_of(content), status=status)
+
+    def server_error(self, path: str, message: str, *, status: int | None) -> Exception:
+        url, message = self.url(path), self.redact(message)
+        shown = f"HTTP {status}" if status is not None else "an error event"
+        if re.search(r"grammar|ebnf", message, re.IGNORECASE):
+            text = f"{self.server} at {url} rejected the grammar ({shown}): {message}"
+            error = GrammarError(text)
+            error.__cause__ = BackendError(text, url=url, status=status)
+            return error
+        return BackendError(f"{self.server} at {url} answered {shown}: {message}", url=url, status=status)
+
+    def broken(self, path: str, what: str) -> BackendError:
+        return BackendError(f"{self.server} at {self.url(path)} {what}", url=self.url(path), status=200)
+
+    def _json(self, path: str, content: bytes) -> dict[str, Any]:
+        try:
+            result = json.loads(content)
+        except ValueError:
+            raise self.broken(path, f"sent a reply that is not JSON: {self.redact(_excerpt(content))}") from None
+        if not isinstance(result, dict):
+            raise self.broken(path, "sent a reply that is not a JSON object")
+        return result
+
+    def _event(self, path: str, payload: str) -> dict[str, Any]:
+        try:
+            event = json.loads(payload)
+        except ValueError:
+            raise self.broken(path, f"sent a malformed event: {self.redact(payload[:200])!r}") from None
+        if not isinstance(event, dict):
+            raise self.broken(path, f"sent an event that is not a JSON object: {self.redact(payload[:200])!r}")
+        if "error" in event:
+            detail = event["error"]
+            code = detail.get("code") if isinstance(detail, dict) else None
+            raise self.server_error(path, _detail_message(detail), status=code if isinstance(code, int) else None)
+        return event
+
+    # -- the answer ---------------------------------------------------------------------------
+
+    def check_answer(self, path: str, request: CompletionRequest, completion: Completion) -> None:
+        """A server that ignored the grammar (a field this engine does not read) is an error,
+        not a surprise later: the answer must match the grammar (a "length" answer be a prefix)."""
+        if request.triggers:
+            return  # a lazy grammar constrains only the text after its trigger
+        recognizer = _recognizer(request.gbnf, request.root)
+        if recognizer is None:
+            return
+        text = completion.text
+        state = recognizer.initial().advance_text(text)
+        if state is not None and (completion.finish_reason == "length" or state.is_accepting()):
+            return
+        at = recognizer.first_rejected(text)
+        raise self.broken(
+            path,
+            f"answered text the grammar does not allow (from character {at}: {text[:120]!r}); "
+            "does this engine read the grammar from the field it was sent in?",
+        )
+
+
+class _SseParser:
+    """The data of server-sent events, fed one line at a time (comments and other fields are
+    skipped; the lines of a multi-line data field are joined with newlines)."""
+
+    def __init__(self) -> None:
+        self._data: list[str] = []
+
+    def feed(self, line: str) -> str | None:
+        """The event's data when ``line`` (blank) ends an event that had some."""
+        if not line:
+            return self.end()
+        if line.startswith("data:"):
+            value = line[5:]
+            self._data.append(value[1:] if value.startswith(" ") else value)
+        return None
+
+    def end(self) -> str | None:
+        if not self._data:
+            return None
+        data, self._data = "\n".join(self._data), []
+        return data
+
+
+def rooted(gbnf: str, root: str, server: str) -> str:
+    """Servers start every grammar at rule ``root``: alias another start rule to it."""
+    if root == "root":
+        return gbnf
+    if _ROOT_RULE.search(gbnf):
+        raise BackendError(
+            f"{server} starts every grammar at rule 'root', and this grammar defines a 'root' "
+            f"besides its start rule {root!r}"
+        )
+    return f"root ::= {root}\n{gbnf}"
+
+
+@functools.lru_cache(maxsize=32)
+def _recognizer(gbnf: str, root: str) -> Recognizer | None:
+    try:
+        return Recognizer(gbnf, root)
+    except GrammarError:
+        return None  # token references: they name a vocabulary's tokens, not text to check
+
+
+def _timeout(seconds: float) -> httpx.Timeout:
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds <= 0:
+        raise ValueError("timeout must be a number of seconds > 0 (or an httpx.Timeout)")
+    return httpx.Timeout(float(seconds), connect=min(CONNECT_TIMEOUT, float(seconds)))
+
+
+def _never_arrived(error: httpx.HTTPError) -> bool:
+    """The request was not run, so sending it again cannot run it twice: no connection, or a
+    kept-alive connection the server had closed just before (no answer at all came on it)."""
+    return isinstance(error, (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError))
+
+
+def _without_credentials(url: str) -> str:
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+
+
+def _message_of(content: bytes) -> str:
+    """The server's own words from an error reply: OpenAI's ``{"error": {"message"}}``,
+    vLLM's and SGLang's ``{"message"}``, FastAPI's ``{"detail"}``, or the text itself."""
+    try:
+        body = json.loads(content)
+    except ValueError:
+        return _excerpt(content) or "(no message)"
+    if isinstance(body, dict):
+        for key in ("error", "message", "detail"):
+            if key in body:
+                return _detail_message(body[key])
+    return _excerpt(content)
+
+
+def _detail_message(detail: Any) -> str:
+    if isinstance(detail, dict) and "message" in detail:
+        return str(detail["message"])
+    if isinstance(detail, str):
+        return detail
+    return json.dumps(detail)[:500]
+
+
+def _excerpt(content: bytes) -> str:
+    return content[:500].decode("utf-8", "replace").strip()
