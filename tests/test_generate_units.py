@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from structgen._generate._choices import REFUSAL_CUES, Alternative, JsonCursor, choice_table
-from structgen._generate._describe import describe_schema
+from structgen._generate._describe import describe_schema, example_answer
 from structgen._generate._lookup import MAX_MATCH, DraftPolicy, lookup_draft
 from structgen._generate._sampling import TokenPicker, log_softmax
 from structgen._generate._types import Message, SamplingSettings, Usage, as_messages
@@ -119,6 +119,64 @@ def test_description_is_compact_and_complete() -> None:
     assert lines[-1].startswith("If the request cannot be answered") and '{"refusal"' in lines[-1]
 
 
+class Order(BaseModel):
+    """An order."""
+
+    number: str = Field(examples=["A-1"])
+    items: list[Cat] = Field(description="what was bought")
+    note: str = Field("", description="anything else")
+
+
+def test_description_styles() -> None:
+    schema = Order.model_json_schema()
+    shape = '{"number": string, "items": [{"kind": "cat", "lives": integer}, ...], "note": string (optional)}'
+    full = describe_schema(schema, refusal=False)
+    assert full.splitlines() == [
+        "Answer with JSON only, in exactly this shape:", shape, "An order.",
+        "Fields:", "- items: what was bought", "- note: anything else",
+    ]
+    assert describe_schema(schema, refusal=False, style="shape").splitlines()[1:] == [shape, "An order."]
+    assert describe_schema(schema, refusal=False, style="listing").splitlines() == [
+        "Answer with a JSON object with these fields:", "An order.",
+        "- number: string",
+        "- items: list of objects. what was bought",
+        '- items[].kind: "cat"',
+        "- items[].lives: integer",
+        "- note: string (optional). anything else",
+    ]
+    with pytest.raises(ValueError, match="describe style"):
+        describe_schema(schema, refusal=False, style="loud")  # type: ignore[arg-type]
+
+
+def test_example_answer_from_field_examples() -> None:
+    assert example_answer(Order.model_json_schema()) == (
+        'For example (an answer to a different request): {"number": "A-1"}')
+    assert example_answer(Cat.model_json_schema()) is None
+
+
+def test_hint_placement_and_examples_shape_the_conversation() -> None:
+    from structgen._generate._output import OutputOptions, OutputSpec
+
+    def spec(**options: object) -> OutputSpec[Order]:
+        return OutputSpec(Order, OutputOptions(**options))  # type: ignore[arg-type]
+
+    system = spec().conversation("Order A-1: one cat.", system="Be exact.", messages=None)
+    assert [m.role for m in system] == ["system", "user"]
+    assert system[0].content.startswith("Be exact.\n\nAnswer with JSON only") and "For example" not in system[0].content
+    after = spec(hint_placement="after_prompt", examples=True).conversation(
+        None, system="Be exact.", messages=[{"role": "user", "content": "Order A-1: one cat."}])
+    assert after[0] == Message("system", "Be exact.") and after[1].role == "user"
+    assert after[1].content.startswith("Order A-1: one cat.\n\nAnswer with JSON only")
+    assert after[1].content.endswith('{"number": "A-1"}')
+    before = spec(hint_placement="before_prompt", describe="shape").conversation("Order A-1.", system=None, messages=None)
+    assert before == [Message("user", before[0].content)] and before[0].content.endswith("\n\nOrder A-1.")
+    assert spec(describe=False, hint_placement="after_prompt").conversation("q", system=None, messages=None) == [
+        Message("user", "q")]
+    for bad in ({"describe": "loud"}, {"hint_placement": "top"}, {"examples": 1}):
+        with pytest.raises(TypeError):
+            spec(**bad)
+
+
 def test_messages_are_normalized_and_checked() -> None:
     got = as_messages("q", system="s", messages=[{"role": "assistant", "content": "a"}])
     assert got == [Message("system", "s"), Message("assistant", "a"), Message("user", "q")]
@@ -165,6 +223,17 @@ def test_structured_options_shape_the_spec() -> None:
 
     spec = spec_for(Quiet)
     assert spec.choices is None and spec.system_hint == "Be brief."
+
+    @structured(describe="listing", hint_placement="after_prompt", instructions="Be brief.")
+    class Listed(BaseModel):
+        mood: Literal["calm", "loud"] = Field(examples=["calm"])
+
+    listed = spec_for(Listed)
+    assert listed.system_hint is None and listed.hint is not None
+    assert listed.hint.splitlines()[:3] == ["Be brief.", "", "Answer with a JSON object with these fields:"]
+    assert "For example" not in listed.hint
+    with pytest.raises(TypeError, match="unknown option"):
+        structured(describe_style="listing")
 
     @structured(whitespace="minified")
     class Tight(BaseModel):

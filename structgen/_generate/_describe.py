@@ -1,18 +1,32 @@
-"""A compact, human-readable description of a JSON Schema for the system message.
+"""A compact, human-readable description of a JSON Schema for the prompt.
 
 The grammar constrains the answer but is invisible to the model; a one-glance description of
-the expected fields (names, types, descriptions) tells it what to put where. Example::
+the expected fields (names, types, descriptions) tells it what to put where. Styles:
 
-    {"name": string, "age": integer (>= 0), "role": "admin" | "user"}
-    - name: the person's full name
+- ``"full"``: the JSON shape, then one note per field that has a description::
+
+      {"name": string, "age": integer (>= 0), "role": "admin" | "user"}
+      Fields:
+      - name: the person's full name
+
+- ``"shape"``: the shape line alone (descriptions left out).
+- ``"listing"``: one line per field, its type and description side by side::
+
+      - name: string. the person's full name
+      - age: integer (>= 0)
+
+``example_answer`` renders the fields' ``examples`` (Pydantic's ``Field(examples=[...])``) as
+one example answer.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
+DescribeStyle = Literal["full", "shape", "listing"]
+STYLES: tuple[DescribeStyle, ...] = ("full", "shape", "listing")
 _MAX_DEPTH = 6
 
 
@@ -93,6 +107,55 @@ class _Describer:
                 self.notes.append(f"- {where}: {' '.join(description.split())}")
         return "{" + ", ".join(parts) + "}"
 
+    def listing(self, node: Any, path: str, depth: int, lines: list[str]) -> None:
+        """One line per field: objects (and lists of objects) open into their own fields."""
+        schema, ref = self.resolve(node)
+        props = schema.get("properties")
+        if isinstance(props, Mapping) and props and depth <= _MAX_DEPTH and ref not in self._seen_refs:
+            if ref is not None:
+                self._seen_refs.add(ref)
+            required = set(schema.get("required") or ())
+            for name, sub in props.items():
+                where = f"{path}.{name}" if path else name
+                self._field_line(sub, where, name in required, depth + 1, lines)
+            self._seen_refs.discard(ref or "")
+            return
+        lines.append(f"- {path or '(answer)'}: {self.describe(schema, path, depth)}")
+
+    def _field_line(self, node: Any, where: str, required: bool, depth: int, lines: list[str]) -> None:
+        schema, _ = self.resolve(node)
+        optional = "" if required else " (optional)"
+        item, _ = self.resolve(schema.get("items", {})) if schema.get("type") == "array" else ({}, None)
+        nested = schema if "properties" in schema else item if "properties" in item else None
+        description = _one_line(schema.get("description"))
+        if nested is None:
+            text = self.describe(node, where, depth)
+            lines.append(f"- {where}: {text}{optional}" + (f". {description}" if description else ""))
+            return
+        kind = "list of objects" if nested is item else "object"
+        lines.append(f"- {where}: {kind}{optional}" + (f". {description}" if description else ""))
+        self.listing(nested, where + ("[]" if nested is item else ""), depth, lines)
+
+    def example(self, node: Any, depth: int) -> Any:
+        """An example value from ``examples`` annotations (None where there are none)."""
+        schema, ref = self.resolve(node)
+        examples = schema.get("examples")
+        if isinstance(examples, list) and examples:
+            return examples[0]
+        if isinstance(examples, Mapping) and examples:  # OpenAPI's named examples
+            return next(iter(examples.values()))
+        props = schema.get("properties")
+        if not isinstance(props, Mapping) or depth > _MAX_DEPTH or (ref is not None and ref in self._seen_refs):
+            item = schema.get("items")
+            if schema.get("type") == "array" and isinstance(item, Mapping) and depth <= _MAX_DEPTH:
+                value = self.example(item, depth + 1)
+                return None if value is None else [value]
+            return None
+        if ref is not None:
+            self._seen_refs.add(ref)
+        found = {name: self.example(sub, depth + 1) for name, sub in props.items()}
+        self._seen_refs.discard(ref or "")
+        return {name: value for name, value in found.items() if value is not None} or None
 
     def _keys(self, names: Any, path: str, depth: int) -> str:
         """How a dictionary's keys are described: their spellings when there are a few, else
@@ -103,6 +166,10 @@ class _Describer:
             if described.startswith('"'):  # an enum or const: the keys it allows
                 return described
         return "names"
+
+
+def _one_line(text: Any) -> str:
+    return " ".join(text.split()) if isinstance(text, str) else ""
 
 
 def _bounds(schema: Mapping[str, Any]) -> str:
@@ -119,20 +186,35 @@ def _bounds(schema: Mapping[str, Any]) -> str:
     return f" ({', '.join(words)})" if words else ""
 
 
-def describe_schema(schema: Mapping[str, Any], *, refusal: bool) -> str:
-    """The system-message text describing the answer expected for ``schema``."""
+def describe_schema(schema: Mapping[str, Any], *, refusal: bool, style: DescribeStyle = "full") -> str:
+    """The prompt text describing the answer expected for ``schema``, in ``style`` (see above)."""
+    if style not in STYLES:
+        raise ValueError(f"describe style must be one of {', '.join(STYLES)}, not {style!r}")
     describer = _Describer(schema)
-    shape = describer.describe(schema, "", 0)
-    lines = ["Answer with JSON only, in exactly this shape:", shape]
-    top = describer.resolve(schema)[0].get("description")
-    if isinstance(top, str) and top.strip():
-        lines.append(" ".join(top.split()))
-    if describer.notes:
-        lines.append("Fields:")
-        lines.extend(describer.notes)
+    top = _one_line(describer.resolve(schema)[0].get("description"))
+    if style == "listing":
+        lines = ["Answer with a JSON object with these fields:"]
+        if top:
+            lines.append(top)
+        describer.listing(schema, "", 0, lines)
+    else:
+        lines = ["Answer with JSON only, in exactly this shape:", describer.describe(schema, "", 0)]
+        if top:
+            lines.append(top)
+        if describer.notes and style == "full":
+            lines.append("Fields:")
+            lines.extend(describer.notes)
     if refusal:
         lines.append(
             'If the request cannot be answered truthfully from what you are given, answer '
             '{"refusal": "<the reason>"} instead.'
         )
     return "\n".join(lines)
+
+
+def example_answer(schema: Mapping[str, Any]) -> str | None:
+    """The fields' first ``examples`` as one JSON example answer (None when no field has one)."""
+    value = _Describer(schema).example(schema, 0)
+    if value is None:
+        return None
+    return "For example (an answer to a different request): " + json.dumps(value, ensure_ascii=False)

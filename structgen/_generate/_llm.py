@@ -36,7 +36,6 @@ from ._types import (
     SamplingSettings,
     TextDelta,
     Usage,
-    as_messages,
     drain,
 )
 
@@ -340,10 +339,7 @@ class LLM(ToolCalling):
         retries = self.max_retries if max_retries is None else max_retries
         if budget < 1 or retries < 0:
             raise ValueError("max_tokens must be >= 1 and max_retries >= 0")
-        hint = spec.system_hint
-        conversation = as_messages(prompt, system=_join(system, hint), messages=messages)
-        if system is None and hint is not None and conversation[0].role == "system" and messages:
-            conversation = _merge_system(conversation)
+        conversation = spec.conversation(prompt, system=system, messages=messages)
         usage = Usage()
         attempts: list[tuple[str, Any]] = []
         for attempt in range(retries + 1):
@@ -425,20 +421,6 @@ def _strings_of_length(data: Any, length: int, pointer: str) -> list[str]:
         for i, item in enumerate(data):
             found += _strings_of_length(item, length, f"{pointer}/{i}")
     return found
-
-
-def _join(system: str | None, hint: str | None) -> str | None:
-    if system and hint:
-        return f"{system}\n\n{hint}"
-    return system or hint
-
-
-def _merge_system(conversation: list[Message]) -> list[Message]:
-    """Fold a caller's own system message (from ``messages``) into the generated hint."""
-    hint, rest = conversation[0], conversation[1:]
-    if rest and rest[0].role == "system":
-        return [Message("system", f"{rest[0].content}\n\n{hint.content}"), *rest[1:]]
-    return conversation
 
 
 def _feedback(text: str, error: ValidationError) -> list[Message]:

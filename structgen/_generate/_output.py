@@ -10,18 +10,23 @@ import json
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, Generic, Literal, TypeVar, overload
 
 from pydantic import TypeAdapter, ValidationError
 
 from .._schema._options import SEPARATORS, GrammarOptions
 from ._choices import ChoiceTable, MemberRules, choice_table, member_rules
-from ._describe import describe_schema
+from ._describe import STYLES, DescribeStyle, describe_schema, example_answer
+from ._types import Message, as_messages
 
 T = TypeVar("T")
 C = TypeVar("C")
 
 _SPEC_ATTRIBUTE = "__structgen_output__"
+HintPlacement = Literal["system", "before_prompt", "after_prompt"]
+PLACEMENTS: tuple[HintPlacement, ...] = ("system", "before_prompt", "after_prompt")
+#: The description style ``describe=True`` means.
+DEFAULT_DESCRIBE_STYLE: DescribeStyle = "full"
 
 #: Generation's cap, in characters, for strings the type leaves unbounded. A small model that
 #: starts repeating itself inside a string otherwise writes until max_tokens and the call fails;
@@ -45,22 +50,40 @@ class OutputOptions:
 
     - ``grammar``: options of the JSON Schema → GBNF conversion (whitespace, key order,
       strictness, ...), see :class:`~structgen._schema._options.GrammarOptions`.
-    - ``describe``: put a compact description of the expected fields in the system message.
-    - ``instructions``: extra text for the system message (a prompt hint for this type).
+    - ``describe``: put a compact description of the expected fields in the prompt: a style
+      (``"full"``: the JSON shape and the fields' descriptions; ``"shape"``: the shape alone;
+      ``"listing"``: one line per field), True for the default style, False for none.
+    - ``examples``: add one example answer made of the fields' ``Field(examples=[...])``.
+    - ``instructions``: extra text for the prompt hint of this type.
+    - ``hint_placement``: where the hint (instructions, description, example) goes: the
+      system message, or the user's message before or after the prompt.
     - ``choose_by_likelihood``: decide Literal/Enum values and union branches by each
       alternative's full likelihood instead of token by token.
     """
 
     grammar: GrammarOptions = field(default_factory=lambda: _generation_grammar({}))
-    describe: bool = True
+    describe: bool | DescribeStyle = True
     instructions: str | None = None
     choose_by_likelihood: bool = True
+    examples: bool = False
+    hint_placement: HintPlacement = "system"
 
     def __post_init__(self) -> None:
-        if not isinstance(self.describe, bool) or not isinstance(self.choose_by_likelihood, bool):
-            raise TypeError("describe and choose_by_likelihood must be bools")
+        if not isinstance(self.describe, bool) and self.describe not in STYLES:
+            raise TypeError(f"describe must be a bool or one of {', '.join(STYLES)}")
+        if not isinstance(self.choose_by_likelihood, bool) or not isinstance(self.examples, bool):
+            raise TypeError("choose_by_likelihood and examples must be bools")
         if self.instructions is not None and not isinstance(self.instructions, str):
             raise TypeError("instructions must be a str")
+        if self.hint_placement not in PLACEMENTS:
+            raise TypeError(f"hint_placement must be one of {', '.join(PLACEMENTS)}")
+
+    @property
+    def describe_style(self) -> DescribeStyle | None:
+        """The description style in effect (None: no description)."""
+        if self.describe is False:
+            return None
+        return DEFAULT_DESCRIBE_STYLE if self.describe is True else self.describe
 
 
 class OutputSpec(Generic[T]):
@@ -76,7 +99,9 @@ class OutputSpec(Generic[T]):
         self.schema: dict[str, Any] = json_schema_of(output_type)
         self.grammar = Grammar.from_type(output_type, options=_closed(options.grammar))
         self.refusal = options.grammar.refusal
-        self.system_hint = self._system_hint()
+        self.hint = self._hint()
+        #: The hint when it goes into the system message (None when it goes with the prompt).
+        self.system_hint = self.hint if options.hint_placement == "system" else None
         # Pydantic's own schema still marks sets (``uniqueItems``), which ``self.schema`` leaves
         # to the validator: the loop can at least avoid writing an item twice.
         self.members: MemberRules = member_rules(self.adapter.json_schema(mode="validation"))
@@ -86,13 +111,34 @@ class OutputSpec(Generic[T]):
                 self.schema, separators=SEPARATORS[options.grammar.whitespace], refusal=self.refusal
             ) or None
 
-    def _system_hint(self) -> str | None:
+    def _hint(self) -> str | None:
         parts = []
         if self.options.instructions:
             parts.append(self.options.instructions)
-        if self.options.describe:
-            parts.append(describe_schema(self.schema, refusal=self.refusal))
+        style = self.options.describe_style
+        if style is not None:
+            parts.append(describe_schema(self.schema, refusal=self.refusal, style=style))
+        example = example_answer(self.schema) if self.options.examples else None
+        if example is not None:
+            parts.append(example)
         return "\n\n".join(parts) or None
+
+    def conversation(
+        self, prompt: str | None, *, system: str | None, messages: Any
+    ) -> list[Message]:
+        """The messages of a call: the caller's ``system``, ``messages`` and ``prompt`` with the
+        hint placed as ``hint_placement`` says (a system hint joins the caller's system text;
+        a prompt hint goes into the last user message, before or after its text)."""
+        hint = self.system_hint
+        conversation = as_messages(prompt, system=_join(system, hint), messages=messages)
+        if system is None and hint is not None and conversation[0].role == "system" and messages:
+            conversation = _merge_system(conversation)
+        if self.hint is None or hint is not None:
+            return conversation
+        last = max(i for i, m in enumerate(conversation) if m.role == "user")
+        text = conversation[last].content
+        joined = f"{self.hint}\n\n{text}" if self.options.hint_placement == "before_prompt" else f"{text}\n\n{self.hint}"
+        return [*conversation[:last], Message("user", joined), *conversation[last + 1 :]]
 
     def refusal_reason(self, text: str) -> str | None:
         """The reason if ``text`` is the refusal branch ``{"refusal": "..."}``, else None."""
@@ -109,6 +155,20 @@ class OutputSpec(Generic[T]):
     def validate(self, text: str) -> T:
         """The validated value of ``text`` (raises pydantic's ValidationError)."""
         return self.adapter.validate_json(text)
+
+
+def _join(system: str | None, hint: str | None) -> str | None:
+    if system and hint:
+        return f"{system}\n\n{hint}"
+    return system or hint
+
+
+def _merge_system(conversation: list[Message]) -> list[Message]:
+    """Fold a caller's own system message (from ``messages``) into the generated hint."""
+    hint, rest = conversation[0], conversation[1:]
+    if rest and rest[0].role == "system":
+        return [Message("system", f"{rest[0].content}\n\n{hint.content}"), *rest[1:]]
+    return conversation
 
 
 def _closed(options: GrammarOptions) -> GrammarOptions:
@@ -149,7 +209,7 @@ def options_from(settings: Mapping[str, Any]) -> OutputOptions:
     """OutputOptions from keyword settings; unknown names and bad values raise here."""
     grammar_settings = {k: v for k, v in settings.items() if k in _GRAMMAR_FIELDS}
     own = {k: v for k, v in settings.items() if k not in _GRAMMAR_FIELDS}
-    unknown = set(own) - {"describe", "instructions", "choose_by_likelihood"}
+    unknown = set(own) - {"describe", "instructions", "choose_by_likelihood", "examples", "hint_placement"}
     if unknown:
         raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
     return OutputOptions(grammar=_generation_grammar(grammar_settings), **own)
@@ -173,9 +233,11 @@ def structured(
     refusal: bool = ...,
     strict: bool = ...,
     max_string_length: int | None = ...,
-    describe: bool = ...,
+    describe: bool | DescribeStyle = ...,
     instructions: str | None = ...,
     choose_by_likelihood: bool = ...,
+    examples: bool = ...,
+    hint_placement: HintPlacement = ...,
     **grammar_options: Any,
 ) -> Callable[[type[C]], type[C]]: ...
 def structured(cls: type[C] | None = None, /, **settings: Any) -> Any:
@@ -183,9 +245,11 @@ def structured(cls: type[C] | None = None, /, **settings: Any) -> Any:
 
     ``@structured`` alone uses the defaults. Options: ``whitespace`` ("compact", "minified",
     "flexible"), ``key_order``, ``prop_order``, ``refusal``, ``strict``, ``max_string_length``
-    and the other grammar options; ``describe`` (field description in the system message),
-    ``instructions`` (extra system-message text), ``choose_by_likelihood``. A wrong option or a
-    type that cannot be converted raises at decoration time.
+    and the other grammar options; ``describe`` (True, False or a style: how the expected fields
+    are described in the prompt), ``examples`` (an example answer from ``Field(examples=...)``),
+    ``instructions`` (extra prompt text), ``hint_placement`` (system message, or before or after
+    the prompt), ``choose_by_likelihood``. A wrong option or a type that cannot be converted
+    raises at decoration time.
     """
     options = options_from(settings)
 
