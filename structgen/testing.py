@@ -1,4 +1,5 @@
-"""Test helpers: native acceptance (the ground truth), hypothesis strategies, round trips.
+"""Test helpers: native acceptance (the ground truth), hypothesis strategies, round trips, and
+:class:`ScriptedBackend` (an ``LLM`` that replays given answers: your code's paths without a model).
 
 Everything takes a Pydantic model or any type Pydantic's ``TypeAdapter`` handles
 (``list[int]``, ``Literal["a", "b"]``, a dataclass, a ``TypedDict``, ...). Hypothesis and
@@ -11,6 +12,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
+from ._generate._scripted import ScriptedBackend
 from ._native import Verdict, native_vocab
 
 if TYPE_CHECKING:
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_MAX_EXAMPLES",
+    "ScriptedBackend",
     "Verdict",
     "accepts",
     "assert_examples_round_trip",

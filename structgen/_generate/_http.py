@@ -11,7 +11,6 @@ header, is blanked out of any text a server echoes back.
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import re
 import threading
@@ -23,7 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from .._errors import BackendError, GrammarError
-from .._gbnf._recognizer import Recognizer
+from ._answer_check import grammar_mismatch
 from ._types import Completion, CompletionRequest
 
 Timeout = Union[float, httpx.Timeout]
@@ -315,22 +314,12 @@ class HttpSession:
 
     def check_answer(self, path: str, request: CompletionRequest, completion: Completion) -> None:
         """A server that ignored the grammar (a field this engine does not read) is an error,
-        not a surprise later: the answer must match the grammar (a "length" answer be a prefix)."""
-        if request.triggers:
-            return  # a lazy grammar constrains only the text after its trigger
-        recognizer = _recognizer(request.gbnf, request.root)
-        if recognizer is None:
-            return
-        text = completion.text
-        state = recognizer.initial().advance_text(text)
-        if state is not None and (completion.finish_reason == "length" or state.is_accepting()):
-            return
-        at = recognizer.first_rejected(text)
-        raise self.broken(
-            path,
-            f"answered text the grammar does not allow (from character {at}: {text[:120]!r}); "
-            "does this engine read the grammar from the field it was sent in?",
-        )
+        not a surprise later."""
+        mismatch = grammar_mismatch(request, completion)
+        if mismatch is not None:
+            raise self.broken(
+                path, f"answered {mismatch}; does this engine read the grammar from the field it was sent in?"
+            )
 
 
 class _SseParser:
@@ -366,14 +355,6 @@ def rooted(gbnf: str, root: str, server: str) -> str:
             f"besides its start rule {root!r}"
         )
     return f"root ::= {root}\n{gbnf}"
-
-
-@functools.lru_cache(maxsize=32)
-def _recognizer(gbnf: str, root: str) -> Recognizer | None:
-    try:
-        return Recognizer(gbnf, root)
-    except GrammarError:
-        return None  # token references: they name a vocabulary's tokens, not text to check
 
 
 def _timeout(seconds: float) -> httpx.Timeout:

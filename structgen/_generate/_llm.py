@@ -72,7 +72,9 @@ class LLM(ToolCalling):
     """A local model that answers with typed, validated values.
 
     ``LLM()`` loads the default model (SmolLM2-135M-Instruct); ``LLM(path)`` any GGUF file;
-    :meth:`from_llama` wraps an existing ``llama_cpp.Llama``; :meth:`from_backend` any backend.
+    ``LLM(backend=...)`` runs on any :class:`Backend` (a server, or
+    :class:`structgen.testing.ScriptedBackend` in tests) and loads nothing; :meth:`from_llama`
+    wraps an existing ``llama_cpp.Llama``.
     One LLM may be shared by threads and asyncio tasks: generations are serialized.
     CPU threads default as in llama-cpp-python (half the CPUs per token, all of them for
     batches); ``n_threads=N`` sets both, ``n_threads_batch=N`` batches alone.
@@ -89,20 +91,23 @@ class LLM(ToolCalling):
         max_tokens: int = 512,
         max_retries: int = 1,
         lookahead: int | None = None,
+        backend: Backend | None = None,
         **llama_options: Any,
     ) -> None:
-        from ._llamacpp import LlamaCppBackend
-
-        backend = LlamaCppBackend.load(
-            model_path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, seed=seed,
-            lookahead=lookahead, **llama_options
-        )
-        self._setup(backend, seed=seed, max_tokens=max_tokens, max_retries=max_retries)
-
-    def _setup(self, backend: Backend, *, seed: int, max_tokens: int, max_retries: int) -> None:
         if max_tokens < 1 or max_retries < 0:
             raise ValueError("max_tokens must be >= 1 and max_retries >= 0")
-        self.backend = backend
+        if backend is None:
+            from ._llamacpp import LlamaCppBackend
+
+            backend = LlamaCppBackend.load(
+                model_path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, seed=seed,
+                lookahead=lookahead, **llama_options
+            )
+        elif model_path is not None or n_threads is not None or lookahead is not None or llama_options:
+            raise TypeError("model options are the backend's own: give a model or a backend, not both")
+        elif not isinstance(backend, Backend):
+            raise TypeError(f"backend must implement complete() and close(), not {type(backend).__name__}")
+        self.backend: Backend = backend
         self.seed = seed
         self.max_tokens = max_tokens
         self.max_retries = max_retries
@@ -125,15 +130,13 @@ class LLM(ToolCalling):
     def from_backend(
         cls, backend: Backend, *, seed: int = 0, max_tokens: int = 512, max_retries: int = 1
     ) -> LLM:
-        """An LLM on any object implementing the :class:`Backend` protocol."""
-        self = cls.__new__(cls)
-        self._setup(backend, seed=seed, max_tokens=max_tokens, max_retries=max_retries)
-        return self
+        """``LLM(backend=backend, ...)``."""
+        return cls(backend=backend, seed=seed, max_tokens=max_tokens, max_retries=max_retries)
 
     def close(self) -> None:
-        close = getattr(self.backend, "close", None)
-        if callable(close):
-            close()
+        """Close the backend (the model's memory, a server's connections); later calls raise
+        ``BackendError``."""
+        self.backend.close()
 
     def __enter__(self) -> LLM:
         return self
