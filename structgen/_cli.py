@@ -260,8 +260,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     say: Callable[[str], None] = (lambda line: None) if args.quiet else _to_stderr
     say(ex.describe(plan))
     if not plan.todo:
-        errors = f" ({plan.done_errors} errors: {ex.RETRY_HINT})" if plan.done_errors else ""
-        say(f"extract: nothing to do: every document has a record in {job.output_path}{errors}")
+        say(ex.nothing_to_do(plan))
         return ex.exit_status(ex.idle_summary(plan))
     progress = None if args.quiet else ex.Progress(
         sys.stderr, total=plan.total, already=len(plan.skip), errors=plan.done_errors,

@@ -623,6 +623,13 @@ def idle_summary(plan: Plan) -> Summary:
                    errors_on_disk=plan.done_errors)
 
 
+def nothing_to_do(plan: Plan) -> str:
+    if not plan.total:
+        return f"extract: nothing to do: {plan.job.input_path} has no documents"
+    errors = f" ({_count(plan.done_errors, 'error')}: {RETRY_HINT})" if plan.done_errors else ""
+    return f"extract: nothing to do: every document has a record in {plan.job.output_path}{errors}"
+
+
 def describe(plan: Plan) -> str:
     """One line on what a run of ``plan`` will do, for the log."""
     job = plan.job
