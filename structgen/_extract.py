@@ -39,8 +39,13 @@ __all__ = [
     "Progress",
     "PromptTemplate",
     "Summary",
+    "describe",
+    "exit_status",
     "extract",
+    "idle_summary",
+    "nothing_to_do",
     "prepare",
+    "report",
     "run_extract",
 ]
 
@@ -100,8 +105,9 @@ class PromptTemplate:
     pieces: tuple[tuple[str, str | None], ...]  # (literal text, placeholder name or None)
 
     @classmethod
-    def parse(cls, source: str) -> PromptTemplate:
-        """The template, or a JobError naming what is wrong; it must use ``{text}``."""
+    def parse(cls, source: str, text_field: str = "text") -> PromptTemplate:
+        """The template, or a JobError naming what is wrong; it must show the document, as
+        ``{text}`` or as ``{<text_field>}``."""
         pieces: list[tuple[str, str | None]] = []
         try:
             parsed = list(string.Formatter().parse(source))
@@ -109,14 +115,16 @@ class PromptTemplate:
             raise JobError(f"--prompt: {e} (write {{{{ and }}}} for literal braces)") from None
         for literal, name, spec, conversion in parsed:
             if name is not None and (not name.isidentifier() or spec or conversion):
-                shown = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+                shown = ("{" + name + (f"!{conversion}" if conversion else "")
+                         + (f":{spec}" if spec else "") + "}")
                 raise JobError(f"--prompt: placeholder {shown} is not a plain {{name}} "
                                "(write {{ and }} for literal braces)")
             pieces.append((literal, name))
         template = cls(source, tuple(pieces))
-        if "text" not in template.names:
-            raise JobError("--prompt: the template has no {text} placeholder, so the model "
-                           "would never see the document")
+        if not template.names & {"text", text_field}:
+            also = f" (or {{{text_field}}}, the --field)" if text_field != "text" else ""
+            raise JobError(f"--prompt: the template has no {{text}} placeholder{also}, so the "
+                           "model would never see the document")
         return template
 
     @property
@@ -130,7 +138,7 @@ class PromptTemplate:
             parts.append(literal)
             if name is None:
                 continue
-            value = text if name == "text" else fields[name]
+            value = text if name == "text" else fields[name]  # {<text_field>} is in fields
             parts.append(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
         return "".join(parts)
 
@@ -177,6 +185,18 @@ def _documents(job: ExtractJob, template: PromptTemplate) -> Iterator[Document]:
             yield _json_document(job, template, line, text)
 
 
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, dict) else "null"
+
+
 def _json_document(job: ExtractJob, template: PromptTemplate, line: int, text: str) -> Document:
     def problem(message: str, doc_id: DocId = line) -> Document:
         return Document(line, doc_id, None, f"line {line}: {message}")
@@ -186,13 +206,14 @@ def _json_document(job: ExtractJob, template: PromptTemplate, line: int, text: s
     except json.JSONDecodeError as e:
         return problem(f"not JSON: {e.msg} (column {e.colno})")
     if not isinstance(record, dict):
-        return problem(f"not a JSON object but {type(record).__name__}")
+        return problem(f"not a JSON object but {_json_kind(record)}")
     doc_id = record.get(job.id_field, line)
     if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)):
-        return problem(f"the id ({job.id_field!r}) must be a string or an integer, not {json.dumps(doc_id)}")
+        return problem(f"the id ({job.id_field!r}) must be a string or an integer, "
+                       f"not {json.dumps(doc_id)}")
     body = record.get(job.text_field)
     if not isinstance(body, str):
-        what = "no" if body is None else f"a {type(body).__name__} in"
+        what = "no" if body is None else f"{_json_kind(body)} in"
         return problem(f"{what} field {job.text_field!r} (the document text, a string)", doc_id)
     try:
         return Document(line, doc_id, template.render(body, record))
@@ -342,7 +363,7 @@ def prepare(job: ExtractJob) -> Plan:
     spec_for(job.output_type)  # a type without a grammar fails here, not at every document
     if job.input_path.resolve() == job.output_path.resolve():
         raise JobError(f"--output {job.output_path} is the input file")
-    template = PromptTemplate.parse(job.prompt)
+    template = PromptTemplate.parse(job.prompt, job.text_field)
     input_keys, total = _scan_input(job, template)
     state = _read_output(job.output_path)
     mine = {key: ok for key, ok in state.done.items() if key in input_keys}

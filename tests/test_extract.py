@@ -183,9 +183,9 @@ def test_every_line_becomes_one_record(tmp_path: Path) -> None:
                      7: "InputError", "h": "OutputValidationError",
                      "i": "IncompleteOutputError", "j": "BackendError"}
     assert out[2]["error"]["message"].startswith("line 2: not JSON")
-    assert "not a JSON object" in out[3]["error"]["message"]
+    assert "not a JSON object but an array" in out[3]["error"]["message"]
     assert "no field 'text'" in out["b"]["error"]["message"]
-    assert "a int in field 'text'" in out["c"]["error"]["message"]
+    assert "a number in field 'text'" in out["c"]["error"]["message"]
     assert "must be a string or an integer, not 1.5" in out[7]["error"]["message"]
     assert json.loads(out["h"]["error"]["text"]) == {"name": "Hal", "age": -1}  # the raw answer
     assert out["i"]["error"]["text"] == '{"nam'
@@ -219,6 +219,15 @@ def test_the_template_fills_text_and_other_fields(tmp_path: Path) -> None:
     error = records(the_job.output_path)[2]["error"]
     assert error == {"type": "InputError",
                      "message": "line 2: no field 'title' for the --prompt placeholder"}
+
+
+def test_the_text_field_may_stand_for_the_document(tmp_path: Path) -> None:
+    backend = ScriptedBackend()
+    run_scripted(job(tmp_path, [{"body": "Ada is 36."}], text_field="body", prompt="{body}"),
+                 backend)
+    assert backend.prompts == ["Ada is 36."]
+    with pytest.raises(ex.JobError, match=re.escape("no {text} placeholder (or {body}, the --field)")):
+        ex.prepare(job(tmp_path, [{"body": "Ada is 36."}], text_field="body", prompt="Hi."))
 
 
 @pytest.mark.parametrize(("prompt", "message"), [
