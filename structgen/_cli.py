@@ -239,6 +239,20 @@ def cmd_generate(args: argparse.Namespace) -> int:
 def cmd_extract(args: argparse.Namespace) -> int:
     from . import _extract as ex
 
+    job = _extract_job(args)
+    try:
+        return _run_extract(args, job)
+    except ex.JobError as e:
+        raise CliError(str(e)) from e
+    except KeyboardInterrupt:  # a second Ctrl-C, or one before the run began
+        _to_stderr(f"extract: aborted; the records finished so far are in {job.output_path}; "
+                   "rerun the same command to resume")
+        return 130
+
+
+def _extract_job(args: argparse.Namespace) -> Any:
+    from ._extract import ExtractJob
+
     if args.concurrency > 1 and args.backend is None:
         raise CliError("--concurrency above 1 needs --backend URL: the in-process model "
                        "decodes one document at a time")
@@ -246,17 +260,20 @@ def cmd_extract(args: argparse.Namespace) -> int:
         raise CliError("give --model (in-process) or --backend (a server), not both")
     if args.max_retries < 0:
         raise CliError(f"--max-retries must be at least 0, not {args.max_retries}")
-    job = ex.ExtractJob(
+    return ExtractJob(
         load_target(args.target), Path(args.input), Path(args.output), text_field=args.field,
         id_field=args.id_field, input_format=_input_format(args), prompt=args.prompt,
         system=args.system, concurrency=args.concurrency, retry_errors=args.retry_errors,
         max_tokens=args.max_tokens, max_retries=args.max_retries,
         temperature=args.temperature, seed=args.seed,
     )
-    try:
-        plan = ex.prepare(job)
-    except ex.JobError as e:
-        raise CliError(str(e)) from e
+
+
+def _run_extract(args: argparse.Namespace, job: Any) -> int:
+    """Plan (no model yet), then run; progress and summary on stderr."""
+    from . import _extract as ex
+
+    plan = ex.prepare(job)
     say: Callable[[str], None] = (lambda line: None) if args.quiet else _to_stderr
     say(ex.describe(plan))
     if not plan.todo:
@@ -266,13 +283,8 @@ def cmd_extract(args: argparse.Namespace) -> int:
         sys.stderr, total=plan.total, already=len(plan.skip), errors=plan.done_errors,
         tty=sys.stderr.isatty() and os.environ.get("TERM") != "dumb",
     )
-    try:
-        with _extract_llm(args) as llm:
-            summary = ex.run_extract(llm, plan, progress=progress)
-    except KeyboardInterrupt:
-        _to_stderr(f"extract: aborted; the records finished so far are in {job.output_path}; "
-                   "rerun the same command to resume")
-        return 130
+    with _extract_llm(args) as llm:
+        summary = ex.run_extract(llm, plan, progress=progress)
     if summary.failure is not None:
         _to_stderr(f"structgen extract: error: {type(summary.failure).__name__}: "
                    f"{str(summary.failure).splitlines()[0]}")

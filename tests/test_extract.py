@@ -445,6 +445,24 @@ def test_command_line_mistakes_are_one_line_before_any_model(
     assert err[0].startswith("structgen extract: error: ")
 
 
+def test_a_server_that_is_not_there_stops_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    write_jsonl(tmp_path / "in.jsonl", [{"text": "Ada is 36."}, {"text": "Bob is 41."}])
+    status = main(["extract", "builtins:dict", "--input", str(tmp_path / "in.jsonl"),
+                   "--output", str(tmp_path / "out.jsonl"), "--backend", f"http://127.0.0.1:{port}",
+                   "--concurrency", "2"])
+    err = capsys.readouterr().err
+    assert status == 2 and "structgen extract: error: BackendError: " in err
+    assert "0/2 documents" in err and "rerun the same command to resume" in err
+    assert (tmp_path / "out.jsonl").read_text() == ""  # no error records for the server's failure
+
+
 def test_a_missing_input_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status = main(["extract", "builtins:dict", "--input", str(tmp_path / "nope.jsonl"),
                    "--output", str(tmp_path / "out.jsonl")])
