@@ -262,7 +262,7 @@ def _extract_job(args: argparse.Namespace) -> Any:
         raise CliError(f"--max-retries must be at least 0, not {args.max_retries}")
     return ExtractJob(
         load_target(args.target), Path(args.input), Path(args.output), text_field=args.field,
-        id_field=args.id_field, input_format=_input_format(args), prompt=args.prompt,
+        id_field=args.id_field, input_format=_input_format(args), prompt=_prompt(args),
         system=args.system, concurrency=args.concurrency, retry_errors=args.retry_errors,
         max_tokens=args.max_tokens, max_retries=args.max_retries,
         temperature=args.temperature, seed=args.seed,
@@ -294,6 +294,15 @@ def _run_extract(args: argparse.Namespace, job: Any) -> int:
 
 def _to_stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
+
+
+def _prompt(args: argparse.Namespace) -> str:
+    if args.prompt_file is None:
+        return str(args.prompt) if args.prompt is not None else _extract_default_prompt()
+    if args.prompt is not None:
+        raise CliError("give --prompt or --prompt-file, not both")
+    text = _read(args.prompt_file)
+    return text[:-1] if text.endswith("\n") else text
 
 
 def _input_format(args: argparse.Namespace) -> Any:
@@ -474,10 +483,10 @@ def _add_extract_parser(commands: Any) -> None:
                     '{"id": ..., "value": ...}, or {"id": ..., "error": {"type", "message", '
                     '"text"}} when it fails (the run goes on). Records come in completion '
                     "order. Rerun the same command to resume: documents with a record are "
-                    "skipped and a torn last line is cut off. Ctrl-C stops cleanly (a second "
-                    "one at once). Exit status: 0 every document has a value, 1 some records "
-                    "are errors, 2 the job could not run or the backend failed, 130 "
-                    "interrupted.",
+                    "skipped and a torn last line is cut off. Ctrl-C or SIGTERM stops cleanly "
+                    "(a second one at once). Exit status: 0 every document has a value, 1 some "
+                    "records are errors, 2 the job could not run or the backend failed, 130 "
+                    "interrupted (143 by SIGTERM).",
     )
     p.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
     p.add_argument("--input", required=True, metavar="FILE",
@@ -492,9 +501,12 @@ def _add_extract_parser(commands: Any) -> None:
                         "(default: id; absent: the line number)")
     p.add_argument("--input-format", choices=("auto", "jsonl", "text"), default="auto",
                    help="auto (default): text for a .txt file, else jsonl")
-    p.add_argument("--prompt", default=_extract_default_prompt(), metavar="TEMPLATE",
+    p.add_argument("--prompt", default=None, metavar="TEMPLATE",
                    help="the user message: {text} is the document, {name} any other input "
-                        "field, {{ and }} literal braces (default: %(default)r)")
+                        "field, {{ and }} literal braces (default: "
+                        f"{_extract_default_prompt()!r})")
+    p.add_argument("--prompt-file", default=None, metavar="FILE",
+                   help="read the template from FILE (one trailing newline dropped)")
     p.add_argument("--system", default=None, help="a system message")
     p.add_argument("--retry-errors", action="store_true",
                    help="run the documents whose record is an error again (their old records "

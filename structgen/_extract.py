@@ -25,7 +25,7 @@ import signal
 import string
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
@@ -499,6 +499,7 @@ class Summary:
     written_errors: int      # this run
     errors_on_disk: int      # error records for the input's documents, kept and new
     interrupted: bool = False
+    signum: int = signal.SIGINT  # the signal of an interruption
     failure: BackendError | None = None  # the backend failure that stopped the run
 
     @property
@@ -611,31 +612,45 @@ async def _tick(progress: Progress | None) -> None:
         progress.tick()
 
 
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 def run_extract(llm: Any, plan: Plan, *, progress: Progress | None = None) -> Summary:
-    """:func:`extract` from blocking code. The first Ctrl-C (SIGINT) stops the run cleanly
-    (``Summary.interrupted``); a second one aborts at once (KeyboardInterrupt; a line torn by
-    it is cut off by the next run)."""
+    """:func:`extract` from blocking code. The first Ctrl-C (SIGINT) or SIGTERM stops the run
+    cleanly (``Summary.interrupted``, ``Summary.signum``); a second one acts as usual, at once
+    (a KeyboardInterrupt; a line torn by it is cut off by the next run). Signals are handled
+    only in the main thread of a Unix process; elsewhere they act as usual."""
 
     async def main() -> Summary:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
+        caught: list[int] = []
 
-        def first_interrupt() -> None:
+        def first(signum: int) -> None:
+            caught.append(signum)
             stop.set()
-            loop.remove_signal_handler(signal.SIGINT)  # the next Ctrl-C raises as usual
+            _release(loop)  # the next one acts as usual
 
         try:
-            loop.add_signal_handler(signal.SIGINT, first_interrupt)
-            installed = True
+            for signum in _STOP_SIGNALS:
+                loop.add_signal_handler(signum, first, signum)
         except (NotImplementedError, RuntimeError, ValueError):  # Windows; not the main thread
-            installed = False
+            _release(loop)
         try:
-            return await extract(llm, plan, progress=progress, stop=stop)
+            summary = await extract(llm, plan, progress=progress, stop=stop)
         finally:
-            if installed:
-                loop.remove_signal_handler(signal.SIGINT)
+            _release(loop)
+        return replace(summary, signum=caught[0]) if summary.interrupted and caught else summary
 
     return asyncio.run(main())
+
+
+def _release(loop: asyncio.AbstractEventLoop) -> None:
+    for signum in _STOP_SIGNALS:
+        try:
+            loop.remove_signal_handler(signum)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
 
 
 def idle_summary(plan: Plan) -> Summary:
@@ -691,9 +706,10 @@ def _count(n: int, noun: str) -> str:
 
 def exit_status(summary: Summary) -> int:
     """0: every document has a value; 1: finished, some records are errors; 2: stopped by a
-    backend failure; 130: interrupted (as a shell reports SIGINT)."""
+    backend failure; 128 + the signal when interrupted (130 for Ctrl-C, 143 for SIGTERM, as a
+    shell reports them)."""
     if summary.interrupted:
-        return 130
+        return 128 + summary.signum
     if summary.failure is not None or summary.remaining:
         return 2
     return 1 if summary.errors_on_disk else 0

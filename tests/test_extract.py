@@ -365,6 +365,27 @@ def test_a_stop_leaves_finished_records_and_a_rerun_completes_them(tmp_path: Pat
     assert records(tmp_path / "out.jsonl") == records(reference / "out.jsonl")
 
 
+class SignallingBackend(AsyncScriptedBackend):
+    """Sends this process SIGTERM when its third request starts, as a scheduler would."""
+
+    async def acomplete(self, request: CompletionRequest) -> AsyncIterator[TextDelta | Completion]:
+        if len(self.prompts) == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+        async for event in super().acomplete(request):
+            yield event
+
+
+def test_sigterm_stops_a_blocking_run_cleanly(tmp_path: Path) -> None:
+    lines = [{"id": i, "text": f"Person{i} is {i}."} for i in range(5)]
+    before = signal.getsignal(signal.SIGTERM)
+    llm = sg.LLM.from_backend(SignallingBackend())
+    summary = ex.run_extract(llm, ex.prepare(job(tmp_path, lines)))
+    assert summary.interrupted and summary.signum == signal.SIGTERM
+    assert ex.exit_status(summary) == 143 and summary.on_disk == 2
+    assert sorted(records(tmp_path / "out.jsonl")) == [0, 1]
+    assert signal.getsignal(signal.SIGTERM) == before  # the handler is gone with the run
+
+
 def test_a_failing_server_stops_the_run_without_error_records(tmp_path: Path) -> None:
     lines = [{"id": i, "text": f"Person{i} is {i}."} for i in range(4)]
     lines[2]["text"] += " DOWN"
@@ -461,6 +482,23 @@ def test_a_server_that_is_not_there_stops_the_run(
     assert status == 2 and "structgen extract: error: BackendError: " in err
     assert "0/2 documents" in err and "rerun the same command to resume" in err
     assert (tmp_path / "out.jsonl").read_text() == ""  # no error records for the server's failure
+
+
+def test_the_prompt_may_come_from_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_jsonl(tmp_path / "in.jsonl", [{"text": "Ada is 36."}])
+    (tmp_path / "prompt.txt").write_text("Who is it?\n")
+    base = ["extract", "builtins:dict", "--input", "in.jsonl", "--output", "out.jsonl",
+            "--model", "no-such.gguf", "--prompt-file", "prompt.txt"]
+    assert main(base) == 2  # the file's template is checked, before the model
+    assert "no {text} placeholder" in capsys.readouterr().err
+    assert main([*base, "--prompt", "{text}"]) == 2
+    assert "--prompt or --prompt-file, not both" in capsys.readouterr().err
+    (tmp_path / "prompt.txt").write_text("Who is it?\n{text}\n")
+    assert main(base) == 2
+    assert "ModelNotFoundError" in capsys.readouterr().err  # the template passed
 
 
 def test_a_missing_input_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
