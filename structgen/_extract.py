@@ -161,24 +161,28 @@ def _id_key(doc_id: DocId) -> str:
     return json.dumps(doc_id)
 
 
-def _read_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """(line number, text) of every non-blank line; undecodable bytes are a JobError."""
+def _read_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes) of every non-blank line; lines end at \\n only (a \\r\\n ending is
+    dropped too), so the numbers are those of ``wc -l`` and editors."""
     try:
-        with path.open(encoding="utf-8", newline="") as lines:
+        with path.open("rb") as lines:
             for number, line in enumerate(lines, 1):
-                line = line.rstrip("\r\n")
+                line = line.rstrip(b"\r\n")
                 if line.strip():
                     yield number, line
     except FileNotFoundError:
         raise JobError(f"{path}: no such file") from None
-    except UnicodeDecodeError as e:
-        raise JobError(f"{path}: not UTF-8 text: {e}") from None
     except OSError as e:
         raise JobError(f"{path}: cannot read: {e}") from None
 
 
 def _documents(job: ExtractJob, template: PromptTemplate) -> Iterator[Document]:
-    for line, text in _read_lines(job.input_path):
+    for line, raw in _read_lines(job.input_path):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            yield Document(line, line, None, f"line {line}: not UTF-8 text (byte {e.start + 1})")
+            continue
         if job.input_format == "text":
             yield Document(line, line, template.render(text, {}))
         else:
@@ -222,25 +226,25 @@ def _json_document(job: ExtractJob, template: PromptTemplate, line: int, text: s
 
 
 def _scan_input(job: ExtractJob, template: PromptTemplate) -> tuple[set[str], int]:
-    """Every document's id key and the count; duplicate ids and placeholders no line can fill
-    are JobErrors (resuming by id needs unique ids)."""
+    """Every document's id key and the count. Duplicate ids are JobErrors (resuming by id
+    needs unique ids), and so is an input in which no line is a usable document: a wrong
+    --field, --prompt or format, better said now than in an error record per line."""
     if job.input_format == "text" and template.names != {"text"}:
         others = ", ".join("{" + n + "}" for n in sorted(template.names - {"text"}))
         raise JobError(f"--prompt: {others}: plain text input has only {{text}}")
     seen: dict[str, int] = {}
-    filled = 0
+    usable, first_problem = 0, ""
     for doc in _documents(job, template):
         key = _id_key(doc.id)
         if key in seen:
             raise JobError(f"{job.input_path}:{doc.line}: id {key} is already the id of line "
                            f"{seen[key]} (ids must be unique to resume by them)")
         seen[key] = doc.line
-        filled += doc.prompt is not None
-    extra = template.names - {"text", job.text_field}
-    if seen and not filled and extra and job.input_format == "jsonl":
-        names = ", ".join(repr(n) for n in sorted(extra))
-        raise JobError(f"--prompt: no line of {job.input_path} can fill the template (fields "
-                       f"{names} of the placeholders, and {job.text_field!r})")
+        usable += doc.prompt is not None
+        first_problem = first_problem or (doc.problem or "")
+    if seen and not usable:
+        raise JobError(f"{job.input_path}: no line is a usable document (the first: "
+                       f"{first_problem}); check --field, --prompt and --input-format")
     return set(seen), len(seen)
 
 
@@ -361,6 +365,9 @@ def prepare(job: ExtractJob) -> Plan:
     from ._generate._output import spec_for
 
     spec_for(job.output_type)  # a type without a grammar fails here, not at every document
+    if job.input_path.exists() and not job.input_path.is_file():
+        raise JobError(f"{job.input_path}: not a regular file (the input is read twice: to "
+                       "count and check it, then to run)")
     if job.input_path.resolve() == job.output_path.resolve():
         raise JobError(f"--output {job.output_path} is the input file")
     template = PromptTemplate.parse(job.prompt, job.text_field)
@@ -694,7 +701,8 @@ def report(summary: Summary, job: ExtractJob) -> str:
         text += (f"\nextract: this run wrote {_count(summary.written_values, 'value')} and "
                  f"{_count(summary.written_errors, 'error')}")
     if summary.remaining:
-        why = "interrupted" if summary.interrupted else "stopped by the backend failure above"
+        why = ("interrupted" if summary.interrupted else "stopped by the backend failure above"
+               if summary.failure is not None else "the input changed while it ran")
         text += (f"\nextract: {why} with {summary.remaining} documents left; rerun the same "
                  "command to resume")
     return text

@@ -238,12 +238,32 @@ def test_the_text_field_may_stand_for_the_document(tmp_path: Path) -> None:
     ("{text:>9}", "placeholder {text:>9} is not a plain {name}"),
     ("{text.upper}", "placeholder {text.upper} is not a plain {name}"),
     ("{text} {", "Single '{' encountered"),
-    ("{text} {titel}", "no line of"),
+    ("{text} {titel}", "no line is a usable document (the first: line 1: no field 'titel'"),
 ])
 def test_a_bad_template_stops_before_any_model_work(tmp_path: Path, prompt: str, message: str) -> None:
     with pytest.raises(ex.JobError, match=re.escape(message)):
         ex.prepare(job(tmp_path, [{"text": "Ada is 36."}], prompt=prompt))
     assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_an_input_without_one_usable_document_is_refused(tmp_path: Path) -> None:
+    lines = [{"body": "Ada is 36."}, "not json", {"body": "Bob is 41."}]
+    with pytest.raises(ex.JobError, match=re.escape(
+            "no line is a usable document (the first: line 1: no field 'text' (the document "
+            "text, a string)); check --field")):
+        ex.prepare(job(tmp_path, lines))
+    assert ex.prepare(job(tmp_path, lines, text_field="body")).todo == 3
+
+
+def test_lines_end_at_newlines_only_and_may_be_undecodable(tmp_path: Path) -> None:
+    (tmp_path / "in.jsonl").write_bytes(
+        b'{"text": "Ada is 36.",\r"id": "a"}\r\n{"text": "\xff Bob"}\n{"text": "Cy is 7."}')
+    the_job = ex.ExtractJob(Adult, tmp_path / "in.jsonl", tmp_path / "out.jsonl")
+    run_scripted(the_job)
+    out = records(the_job.output_path)
+    assert out["a"]["value"] == {"name": "Ada", "age": 36}  # a \r is JSON whitespace
+    assert out[3]["value"]["age"] == 7
+    assert out[2]["error"]["message"] == "line 2: not UTF-8 text (byte 11)"
 
 
 def test_plain_text_has_only_the_text_placeholder(tmp_path: Path) -> None:
@@ -499,6 +519,11 @@ def test_the_prompt_may_come_from_a_file(
     (tmp_path / "prompt.txt").write_text("Who is it?\n{text}\n")
     assert main(base) == 2
     assert "ModelNotFoundError" in capsys.readouterr().err  # the template passed
+
+
+def test_the_input_must_be_a_file_it_can_read_twice(tmp_path: Path) -> None:
+    with pytest.raises(ex.JobError, match="not a regular file"):
+        ex.prepare(ex.ExtractJob(Adult, tmp_path, tmp_path / "out.jsonl"))
 
 
 def test_a_missing_input_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
