@@ -518,11 +518,15 @@ class Summary:
         return self.total - self.on_disk
 
 
+_DOCUMENT_STATUSES = frozenset({400, 413, 422})  # a request the server cannot take (too long)
+
+
 def _fatal(error: BackendError) -> bool:
-    """A failure of the server, not of the document: no answer, or a 5xx. It would fail every
-    document alike, so it stops the run (to be resumed) instead of filling the output with
-    error records. Errors of the in-process backend (a prompt too long) belong to a document."""
-    return error.url is not None and (error.status is None or error.status >= 500)
+    """A failure of the server, not of the document: no answer, a 5xx, or a refusal of every
+    request alike (401, 403, 404, 429). It stops the run (to be resumed) instead of filling the
+    output with error records. An HTTP 400, 413 or 422 and the in-process backend's errors (a
+    prompt too long for the context) belong to the document."""
+    return error.url is not None and error.status not in _DOCUMENT_STATUSES
 
 
 async def _answer(llm: Any, job: ExtractJob, doc: Document) -> tuple[dict[str, Any], bool]:

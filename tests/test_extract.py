@@ -97,7 +97,8 @@ def answer_for(prompt: str) -> str:
 
 class ScriptedBackend:
     """Answers by :func:`answer_for`; CUT runs out of tokens, LONG is a prompt that does not
-    fit (a BackendError of the document), DOWN a server that does not answer (fatal)."""
+    fit (a BackendError of the document, in-process or HTTP 400), DOWN a server that does not
+    answer and DENY one that refuses the API key (both stop the run)."""
 
     def __init__(self) -> None:
         self.prompts: list[str] = []
@@ -107,8 +108,13 @@ class ScriptedBackend:
         self.prompts.append(prompt)
         if "DOWN" in prompt:
             raise sg.BackendError("connection refused", url="http://127.0.0.1:9/completion")
+        if "DENY" in prompt:
+            raise sg.BackendError("401 Unauthorized", url="http://127.0.0.1:9/completion", status=401)
         if "LONG" in prompt:
             raise sg.BackendError("the prompt does not fit in the context")
+        if "TOO BIG" in prompt:
+            raise sg.BackendError("400 context size exceeded", url="http://127.0.0.1:9/completion",
+                                  status=400)
         text = answer_for(prompt)
         if "CUT" in prompt:
             yield TextDelta(text[:5])
@@ -172,6 +178,7 @@ def test_every_line_becomes_one_record(tmp_path: Path) -> None:
         {"id": "h", "text": "Hal is FAIL 8."},
         {"id": "i", "text": "Ivy is CUT 9."},
         {"id": "j", "text": "Jo is LONG 1."},
+        {"id": "k", "text": "Kai is TOO BIG 2."},
     ]
     the_job = job(tmp_path, lines)
     summary = run_scripted(the_job)
@@ -181,7 +188,7 @@ def test_every_line_becomes_one_record(tmp_path: Path) -> None:
     kinds = {doc_id: r["error"]["type"] for doc_id, r in out.items() if "error" in r}
     assert kinds == {2: "InputError", 3: "InputError", "b": "InputError", "c": "InputError",
                      7: "InputError", "h": "OutputValidationError",
-                     "i": "IncompleteOutputError", "j": "BackendError"}
+                     "i": "IncompleteOutputError", "j": "BackendError", "k": "BackendError"}
     assert out[2]["error"]["message"].startswith("line 2: not JSON")
     assert "not a JSON object but an array" in out[3]["error"]["message"]
     assert "no field 'text'" in out["b"]["error"]["message"]
@@ -190,7 +197,7 @@ def test_every_line_becomes_one_record(tmp_path: Path) -> None:
     assert json.loads(out["h"]["error"]["text"]) == {"name": "Hal", "age": -1}  # the raw answer
     assert out["i"]["error"]["text"] == '{"nam'
     assert "text" not in out["j"]["error"]
-    assert (summary.total, summary.written_values, summary.written_errors) == (10, 2, 8)
+    assert (summary.total, summary.written_values, summary.written_errors) == (11, 2, 9)
     assert ex.exit_status(summary) == 1
 
 
@@ -406,9 +413,10 @@ def test_sigterm_stops_a_blocking_run_cleanly(tmp_path: Path) -> None:
     assert signal.getsignal(signal.SIGTERM) == before  # the handler is gone with the run
 
 
-def test_a_failing_server_stops_the_run_without_error_records(tmp_path: Path) -> None:
+@pytest.mark.parametrize("failure", ["DOWN", "DENY"])
+def test_a_failing_server_stops_the_run_without_error_records(tmp_path: Path, failure: str) -> None:
     lines = [{"id": i, "text": f"Person{i} is {i}."} for i in range(4)]
-    lines[2]["text"] += " DOWN"
+    lines[2]["text"] += " " + failure
     summary = run_scripted(job(tmp_path, lines))
     assert isinstance(summary.failure, sg.BackendError) and ex.exit_status(summary) == 2
     assert sorted(records(tmp_path / "out.jsonl")) == [0, 1] and summary.remaining == 2
