@@ -236,6 +236,102 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_extract(args: argparse.Namespace) -> int:
+    from . import _extract as ex
+
+    job = _extract_job(args)
+    try:
+        return _run_extract(args, job)
+    except ex.JobError as e:
+        raise CliError(str(e)) from e
+    except KeyboardInterrupt:  # a second Ctrl-C, or one before the run began
+        _to_stderr(f"extract: aborted; the records finished so far are in {job.output_path}; "
+                   "rerun the same command to resume")
+        return 130
+
+
+def _extract_job(args: argparse.Namespace) -> Any:
+    from ._extract import ExtractJob
+
+    if args.concurrency > 1 and args.backend is None:
+        raise CliError("--concurrency above 1 needs --backend URL: the in-process model "
+                       "decodes one document at a time")
+    if args.backend is not None and args.model is not None:
+        raise CliError("give --model (in-process) or --backend (a server), not both")
+    if args.max_retries < 0:
+        raise CliError(f"--max-retries must be at least 0, not {args.max_retries}")
+    return ExtractJob(
+        load_target(args.target), Path(args.input), Path(args.output), text_field=args.field,
+        id_field=args.id_field, input_format=_input_format(args), prompt=_prompt(args),
+        system=args.system, concurrency=args.concurrency, retry_errors=args.retry_errors,
+        max_tokens=args.max_tokens, max_retries=args.max_retries,
+        temperature=args.temperature, seed=args.seed,
+    )
+
+
+def _run_extract(args: argparse.Namespace, job: Any) -> int:
+    """Plan (no model yet), then run; progress and summary on stderr."""
+    from . import _extract as ex
+
+    plan = ex.prepare(job)
+    say: Callable[[str], None] = (lambda line: None) if args.quiet else _to_stderr
+    say(ex.describe(plan))
+    if not plan.todo:
+        say(ex.nothing_to_do(plan))
+        return ex.exit_status(ex.idle_summary(plan))
+    progress = None if args.quiet else ex.Progress(
+        sys.stderr, total=plan.total, already=len(plan.skip), errors=plan.done_errors,
+        tty=sys.stderr.isatty() and os.environ.get("TERM") != "dumb",
+    )
+    with _extract_llm(args) as llm:
+        summary = ex.run_extract(llm, plan, progress=progress)
+    if summary.failure is not None:
+        _to_stderr(f"structgen extract: error: {type(summary.failure).__name__}: "
+                   f"{str(summary.failure).splitlines()[0]}")
+    say(ex.report(summary, job))
+    return ex.exit_status(summary)
+
+
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _prompt(args: argparse.Namespace) -> str:
+    if args.prompt_file is None:
+        return str(args.prompt) if args.prompt is not None else _extract_default_prompt()
+    if args.prompt is not None:
+        raise CliError("give --prompt or --prompt-file, not both")
+    text = _read(args.prompt_file)
+    return text[:-1] if text.endswith("\n") else text
+
+
+def _input_format(args: argparse.Namespace) -> Any:
+    if args.input_format != "auto":
+        return args.input_format
+    return "text" if Path(args.input).suffix.lower() == ".txt" else "jsonl"
+
+
+def _extract_llm(args: argparse.Namespace) -> Any:
+    """The in-process model, or an LLM on the server at --backend."""
+    from ._generate import LLM
+
+    if args.backend is None:
+        return LLM(args.model, seed=args.seed, n_threads=args.threads)
+    api_key = os.environ.get(args.api_key_env) or None
+    backend: Any
+    if args.engine == "llama-server":
+        from ._generate import LlamaServerBackend
+
+        backend = LlamaServerBackend(args.backend, api_key=api_key)
+    else:
+        from ._generate._openai import OpenAICompatibleBackend
+
+        engine: Any = "llama-server" if args.engine == "openai" else args.engine
+        backend = OpenAICompatibleBackend(args.backend, engine=engine, model=args.served_model,
+                                          api_key=api_key)
+    return LLM.from_backend(backend, seed=args.seed)
+
+
 # ---------------------------------------------------------------- parser
 
 
@@ -289,7 +385,8 @@ def build_parser() -> argparse.ArgumentParser:
                "  echo '{\"a\": 1}' | structgen check grammar.gbnf -\n"
                "  structgen lint grammar.gbnf\n"
                "  structgen sample grammar.gbnf -n 3\n"
-               "  structgen generate myapp.models:User \"A user named Ada\"",
+               "  structgen generate myapp.models:User \"A user named Ada\"\n"
+               "  structgen extract myapp.models:User --input docs.jsonl --output users.jsonl",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     from . import __version__
@@ -374,7 +471,81 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     p.add_argument("--indent", type=int, default=None, help="indent the JSON output")
     p.set_defaults(run=cmd_generate)
+    _add_extract_parser(commands)
     return parser
+
+
+def _add_extract_parser(commands: Any) -> None:
+    p = commands.add_parser(
+        "extract", help="extract a typed record from every document of a file (resumable)",
+        description="Generate a value of the type for every document of --input and append "
+                    "one JSON record per document to --output as it completes: "
+                    '{"id": ..., "value": ...}, or {"id": ..., "error": {"type", "message", '
+                    '"text"}} when it fails (the run goes on). Records come in completion '
+                    "order. Rerun the same command to resume: documents with a record are "
+                    "skipped and a torn last line is cut off. Ctrl-C or SIGTERM stops cleanly "
+                    "(a second one at once). Exit status: 0 every document has a value, 1 some "
+                    "records are errors, 2 the job could not run or the backend failed, 130 "
+                    "interrupted (143 by SIGTERM).",
+    )
+    p.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+    p.add_argument("--input", required=True, metavar="FILE",
+                   help="JSON Lines, one document per line (a .txt file: one document per "
+                        "line of plain text, its line number the id)")
+    p.add_argument("--output", required=True, metavar="FILE",
+                   help="JSON Lines of records; appended to, so a rerun resumes")
+    p.add_argument("--field", default="text", metavar="NAME",
+                   help="the input field with the document text (default: text)")
+    p.add_argument("--id-field", default="id", metavar="NAME",
+                   help="the input field with the document id, a string or an integer "
+                        "(default: id; absent: the line number)")
+    p.add_argument("--input-format", choices=("auto", "jsonl", "text"), default="auto",
+                   help="auto (default): text for a .txt file, else jsonl")
+    p.add_argument("--prompt", default=None, metavar="TEMPLATE",
+                   help="the user message: {text} is the document, {name} any other input "
+                        "field, {{ and }} literal braces (default: "
+                        f"{_extract_default_prompt()!r})")
+    p.add_argument("--prompt-file", default=None, metavar="FILE",
+                   help="read the template from FILE (one trailing newline dropped)")
+    p.add_argument("--system", default=None, help="a system message")
+    p.add_argument("--retry-errors", action="store_true",
+                   help="run the documents whose record is an error again (their old records "
+                        "are removed first)")
+    p.add_argument("--concurrency", type=_positive, default=1, metavar="N",
+                   help="documents in flight at once (default 1); above 1 needs --backend")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress or summary on stderr (errors still)")
+    m = p.add_argument_group("model (in-process by default)")
+    m.add_argument("--model", default=None, metavar="PATH",
+                   help="a GGUF model file (default: $STRUCTGEN_MODEL or SmolLM2-135M-Instruct)")
+    m.add_argument("--threads", type=_positive, default=None, metavar="N",
+                   help="CPU threads of the in-process model (default: llama.cpp's)")
+    m.add_argument("--backend", default=None, metavar="URL",
+                   help="a running server instead of an in-process model")
+    m.add_argument("--engine", default="llama-server",
+                   choices=("llama-server", "openai", "vllm", "vllm-legacy", "sglang"),
+                   help="the server at --backend: llama-server (its own /completion API, the "
+                        "default), openai (llama-server's /v1/chat/completions, e.g. behind "
+                        "a balancer), vllm, vllm-legacy (before 0.12) or sglang")
+    m.add_argument("--served-model", default=None, metavar="NAME",
+                   help="the model name sent to an OpenAI-compatible server")
+    m.add_argument("--api-key-env", default="STRUCTGEN_API_KEY", metavar="VAR",
+                   help="the environment variable holding the server's API key (default: "
+                        "STRUCTGEN_API_KEY; never a flag, which others could read)")
+    g = p.add_argument_group("generation")
+    g.add_argument("--max-tokens", type=_positive, default=512, metavar="N",
+                   help="token budget of each answer (default 512)")
+    g.add_argument("--max-retries", type=int, default=1, metavar="N",
+                   help="retries after a failed validation (default 1)")
+    g.add_argument("--temperature", type=float, default=0.0, help="0 is greedy (default)")
+    g.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.set_defaults(run=cmd_extract)
+
+
+def _extract_default_prompt() -> str:
+    from ._extract import DEFAULT_PROMPT
+
+    return DEFAULT_PROMPT
 
 
 def main(argv: Sequence[str] | None = None) -> int:
