@@ -95,7 +95,7 @@ def answer_for(prompt: str) -> str:
     return json.dumps(value)
 
 
-class ScriptedBackend:
+class PromptBackend:
     """Answers by :func:`answer_for`; CUT runs out of tokens, LONG is a prompt that does not
     fit (a BackendError of the document, in-process or HTTP 400), DOWN a server that does not
     answer and DENY one that refuses the API key (both stop the run)."""
@@ -127,7 +127,7 @@ class ScriptedBackend:
         pass
 
 
-class AsyncScriptedBackend(ScriptedBackend):
+class AsyncPromptBackend(PromptBackend):
     """The same answers over ``acomplete``, counting requests in flight; the i-th request
     waits 20 - i turns of the event loop, so later ones may finish first."""
 
@@ -158,7 +158,7 @@ def job(tmp_path: Path, lines: list[Any], **options: Any) -> ex.ExtractJob:
 
 
 def run_scripted(the_job: ex.ExtractJob, backend: Any = None) -> ex.Summary:
-    llm = sg.LLM.from_backend(backend or ScriptedBackend())
+    llm = sg.LLM.from_backend(backend or PromptBackend())
     return asyncio.run(ex.extract(llm, ex.prepare(the_job)))
 
 
@@ -218,7 +218,7 @@ def test_plain_text_input_has_line_numbers_for_ids(tmp_path: Path) -> None:
 def test_the_template_fills_text_and_other_fields(tmp_path: Path) -> None:
     lines = [{"id": 1, "body": "Ada is 36.", "title": "Notes", "tags": ["x", "é"]},
              {"id": 2, "body": "Bob is 41."}]
-    backend = ScriptedBackend()
+    backend = PromptBackend()
     the_job = job(tmp_path, lines, text_field="body",
                   prompt="{{title}}: {title} {tags}\n{text} / {body}")
     run_scripted(the_job, backend)
@@ -229,7 +229,7 @@ def test_the_template_fills_text_and_other_fields(tmp_path: Path) -> None:
 
 
 def test_the_text_field_may_stand_for_the_document(tmp_path: Path) -> None:
-    backend = ScriptedBackend()
+    backend = PromptBackend()
     run_scripted(job(tmp_path, [{"body": "Ada is 36."}], text_field="body", prompt="{body}"),
                  backend)
     assert backend.prompts == ["Ada is 36."]
@@ -296,7 +296,7 @@ def test_a_rerun_skips_what_is_done_and_retries_errors_on_request(tmp_path: Path
     the_job = job(tmp_path, lines)
     assert run_scripted(the_job).written_errors == 3
     lines[1]["text"] = "Zed is 5."  # the cause of one error fixed
-    backend = ScriptedBackend()
+    backend = PromptBackend()
     summary = run_scripted(job(tmp_path, lines), backend)
     assert backend.prompts == [] and summary.skipped == 3 and ex.exit_status(summary) == 1
     retried = run_scripted(job(tmp_path, lines, retry_errors=True), backend)
@@ -332,7 +332,7 @@ def test_a_torn_last_line_is_cut_off(tmp_path: Path, tail: bytes, cut: int) -> N
     plan = ex.prepare(job(tmp_path, lines))
     assert plan.repaired_bytes == cut and plan.todo == 1
     assert the_job.output_path.read_bytes() == good
-    asyncio.run(ex.extract(sg.LLM.from_backend(ScriptedBackend()), plan))
+    asyncio.run(ex.extract(sg.LLM.from_backend(PromptBackend()), plan))
     assert sorted(records(the_job.output_path)) == [1, 2, 3, 9]
 
 
@@ -362,7 +362,7 @@ def test_an_output_that_is_not_ours_is_left_alone(tmp_path: Path, content: str) 
 
 def test_concurrency_keeps_n_requests_in_flight(tmp_path: Path) -> None:
     lines = [{"id": i, "text": f"Person{i} is {i}."} for i in range(7)]
-    backend = AsyncScriptedBackend()
+    backend = AsyncPromptBackend()
     the_job = job(tmp_path, lines, concurrency=3)
     summary = run_scripted(the_job, backend)
     assert backend.most_in_flight == 3 and summary.written_values == 7
@@ -372,7 +372,7 @@ def test_concurrency_keeps_n_requests_in_flight(tmp_path: Path) -> None:
 
 def test_a_stop_leaves_finished_records_and_a_rerun_completes_them(tmp_path: Path) -> None:
     lines = [{"id": i, "text": f"Person{i} is {i}."} for i in range(6)]
-    backend = AsyncScriptedBackend(stop_at=4)  # stop when the fourth request starts
+    backend = AsyncPromptBackend(stop_at=4)  # stop when the fourth request starts
 
     async def interrupted() -> ex.Summary:
         the_llm = sg.LLM.from_backend(backend)
@@ -384,7 +384,7 @@ def test_a_stop_leaves_finished_records_and_a_rerun_completes_them(tmp_path: Pat
     assert 0 < summary.on_disk < 6 and summary.remaining == 6 - summary.on_disk
     assert backend.in_flight == 0  # the requests in flight were cancelled
     partial = records(tmp_path / "out.jsonl")
-    summary = run_scripted(job(tmp_path, lines), ScriptedBackend())
+    summary = run_scripted(job(tmp_path, lines), PromptBackend())
     assert summary.skipped == len(partial) and ex.exit_status(summary) == 0
     reference = tmp_path / "reference"
     reference.mkdir()
@@ -392,7 +392,7 @@ def test_a_stop_leaves_finished_records_and_a_rerun_completes_them(tmp_path: Pat
     assert records(tmp_path / "out.jsonl") == records(reference / "out.jsonl")
 
 
-class SignallingBackend(AsyncScriptedBackend):
+class SignallingBackend(AsyncPromptBackend):
     """Sends this process SIGTERM when its third request starts, as a scheduler would."""
 
     async def acomplete(self, request: CompletionRequest) -> AsyncIterator[TextDelta | Completion]:
