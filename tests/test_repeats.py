@@ -92,6 +92,16 @@ def test_pointer_names_where_the_text_stands() -> None:
     assert c.repeated == "key 'a' written twice in /"
 
 
+def test_the_lowest_depth_counts_containers_closed_and_opened_within_one_piece() -> None:
+    c = cursor('{"m": [{"a": 1')
+    assert c.take_low_depth() == 0  # since the start
+    item, pointer = c.container_at(3)
+    assert pointer == "/m/0" and c.holds(item)
+    c.feed('}, {"a')  # the item closed and the next opened in one piece
+    assert c.take_low_depth() == 2 and c.take_low_depth() == 3
+    assert not c.holds(item) and c.container_at(2)[1] == "/m"
+
+
 # -- the loop detector ---------------------------------------------------------------------------
 
 
@@ -213,3 +223,26 @@ def test_a_looping_list_is_closed_after_the_item_it_was_writing(llm: sg.LLM) -> 
     names = result.value.names
     assert names[:5] == ["John", "Mike", "Alex", "Sam", "Ben"] and set(names[5:]) == {"Mike"}, result.text
     assert result.usage.completion_tokens < 60
+
+
+class Member(BaseModel):
+    name: str
+    role: Literal["lead", "developer", "designer"]
+
+
+class Team(BaseModel):
+    team: str
+    members: list[Member]
+
+
+@pytest.mark.model
+def test_objects_repeating_in_a_list_close_the_list_not_the_item(llm: sg.LLM) -> None:
+    # Greedy SmolLM2 repeats {"name": "Ben", "role": "developer"} items. Closing the item it was
+    # in (the old rule) met the next item's "," inside the same depth and failed the call.
+    with pytest.warns(UserWarning, match="^/members: the model was repeating itself"):
+        result = llm.run(Team, "Extract the team: in team Falcon, Ana is the lead, and Ben and Chloe "
+                               "are developers.", max_tokens=256)
+    assert result.value.members[:3] == [
+        Member(name="Ana", role="lead"), Member(name="Ben", role="developer"), Member(name="Chloe", role="developer"),
+    ], result.text
+    assert result.usage.completion_tokens < 120

@@ -256,6 +256,7 @@ class JsonCursor:
         self.repeated: str | None = None
         self._watch = 0  # see separates()
         self._watched = False
+        self._low = 0  # the fewest open containers since take_low_depth()
 
     def copy(self) -> JsonCursor:
         twin = JsonCursor.__new__(JsonCursor)
@@ -307,6 +308,21 @@ class JsonCursor:
     def container_pointer(self) -> str:
         """The JSON pointer of the innermost open container."""
         return _pointer(self._frames[:-1]) or "/"
+
+    def container_at(self, depth: int) -> tuple[object, str]:
+        """The open container at ``depth`` (1 for the root), as a token for :meth:`holds`, and
+        its JSON pointer."""
+        return self._frames[depth - 1], _pointer(self._frames[: depth - 1]) or "/"
+
+    def holds(self, container: object) -> bool:
+        """Whether ``container`` (from :meth:`container_at`) is still open."""
+        return any(frame is container for frame in self._frames)
+
+    def take_low_depth(self) -> int:
+        """The fewest containers open at any point since the last call (or the start): a
+        container closed and another opened within one piece of text still counts."""
+        low, self._low = min(self._low, len(self._frames)), len(self._frames)
+        return low
 
     @property
     def in_value_string(self) -> bool:
@@ -421,6 +437,7 @@ class JsonCursor:
         elif ch in "}]":
             if self._frames:
                 self._frames.pop()
+                self._low = min(self._low, len(self._frames))
             self._close_value()
         else:
             self._in_scalar = True

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import codecs
 import itertools
+from collections import deque
 from collections.abc import Generator, Iterator
 
 import numpy as np
@@ -40,7 +41,7 @@ from .._errors import BackendError
 from ._choices import Alternative, ChoiceTable, JsonCursor, MemberRules
 from ._grammar_state import GrammarState
 from ._lookup import DraftPolicy, lookup_draft
-from ._repeats import LoopDetector
+from ._repeats import MAX_PERIOD, LoopDetector
 from ._runner import ContextFullError, ModelRunner
 from ._sampling import TokenPicker, log_softmax
 from ._types import Completion, Event, FinishReason, TextDelta, Usage
@@ -60,10 +61,12 @@ class _Repeating(Exception):
 class _Closing:
     """A loop being closed: a string value (``string``) or the container at ``depth``."""
 
-    def __init__(self, pointer: str, string: bool, depth: int, started: int, period: int) -> None:
+    def __init__(self, pointer: str, string: bool, depth: int, container: object, started: int,
+                 period: int) -> None:
         self.pointer = pointer
         self.string = string
         self.depth = depth
+        self.container = container  # the cursor's open container being closed
         self.started = started
         self.period = period
 
@@ -101,6 +104,9 @@ class ConstrainedDecoder:
         self._guarded = members is not None
         self._stopped = False  # the model ended the answer inside a fast-forward step
         self._loops = LoopDetector()
+        # Per token, the fewest containers open while it was written: a loop's container is the
+        # outermost one its period passes through (items repeating close their list).
+        self._depths: deque[int] = deque(maxlen=MAX_PERIOD)
         self._closing: _Closing | None = None
         self._closed: list[str] = []  # JSON pointers of values closed because the model looped
         self._detail = ""
@@ -127,6 +133,8 @@ class ConstrainedDecoder:
             if self._cursor is not None:
                 self._cursor.feed(text)
             yield TextDelta(text)
+        if self._cursor is not None:
+            self._depths.extend([self._cursor.take_low_depth()] * len(tokens))
         for token in tokens:
             period = self._loops.push(token)
             if period is not None and self._closing is None:
@@ -142,8 +150,14 @@ class ConstrainedDecoder:
             raise _Repeating(f"the model repeated a sequence of {period} tokens")
         latest = b"".join(self.tables.pieces[t] for t in self._loops.latest(period))
         string = cursor.in_value_string and b'"' not in latest
-        pointer = cursor.pointer if string else cursor.container_pointer
-        self._closing = _Closing(pointer or "/", string, cursor.depth, self.produced, period)
+        if string:
+            container, pointer, depth = None, cursor.pointer, cursor.depth
+        else:
+            depth = max(1, min(list(self._depths)[-period:], default=cursor.depth))
+            if cursor.depth < depth:
+                raise _Repeating(f"the model repeated a sequence of {period} tokens outside any container")
+            container, pointer = cursor.container_at(depth)
+        self._closing = _Closing(pointer or "/", string, depth, container, self.produced, period)
         self._closed.append(self._closing.pointer)
 
     def _closer(self) -> str | None:
@@ -152,7 +166,7 @@ class ConstrainedDecoder:
         closing, cursor = self._closing, self._cursor
         if closing is None or cursor is None:
             return None
-        done = not cursor.in_value_string if closing.string else cursor.depth < closing.depth
+        done = not cursor.in_value_string if closing.string else not cursor.holds(closing.container)
         if done:
             self._closing = None
             self._loops.reset()
