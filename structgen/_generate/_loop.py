@@ -41,7 +41,7 @@ from .._errors import BackendError
 from ._choices import Alternative, ChoiceTable, JsonCursor, MemberRules
 from ._grammar_state import GrammarState
 from ._lookup import DraftPolicy, lookup_draft
-from ._repeats import MAX_PERIOD, LoopDetector
+from ._repeats import MAX_PERIOD, MIN_REPEATS, LoopDetector
 from ._runner import ContextFullError, ModelRunner
 from ._sampling import TokenPicker, log_softmax
 from ._types import Completion, Event, FinishReason, TextDelta, Usage
@@ -105,8 +105,9 @@ class ConstrainedDecoder:
         self._stopped = False  # the model ended the answer inside a fast-forward step
         self._loops = LoopDetector()
         # Per token, the fewest containers open while it was written: a loop's container is the
-        # outermost one its period passes through (items repeating close their list).
-        self._depths: deque[int] = deque(maxlen=MAX_PERIOD)
+        # outermost one its repetitions pass through (items repeating close their list; a tree
+        # nesting itself closes where the nesting began).
+        self._depths: deque[int] = deque(maxlen=MAX_PERIOD * MIN_REPEATS)
         self._closing: _Closing | None = None
         self._closed: list[str] = []  # JSON pointers of values closed because the model looped
         self._detail = ""
@@ -153,7 +154,7 @@ class ConstrainedDecoder:
         if string:
             container, pointer, depth = None, cursor.pointer, cursor.depth
         else:
-            depth = max(1, min(list(self._depths)[-period:], default=cursor.depth))
+            depth = max(1, min(list(self._depths)[-period * MIN_REPEATS:], default=cursor.depth))
             if cursor.depth < depth:
                 raise _Repeating(f"the model repeated a sequence of {period} tokens outside any container")
             container, pointer = cursor.container_at(depth)
