@@ -37,8 +37,9 @@ bench: $(STAMP)
 	$(PY) bench/conformance.py
 	$(PY) bench/generate.py
 
+# NO_MKDOCS_2_WARNING: mkdocs-material's banner about its successor is not a build warning.
 docs: $(STAMP)
-	$(VENV)/bin/mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 clean:
 	rm -rf $(VENV) site
