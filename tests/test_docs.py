@@ -6,7 +6,8 @@ also stated in docs/index.md ("About the examples"):
 - The blocks of one page run in order in one namespace, so a block may use what an earlier
   block of its page defined. Each page runs in a fresh temporary working directory.
 - ``structgen.LLM()`` without a model or backend is the default model, loaded once for all
-  pages (loading is cheap, but a fresh model's first generation is not); closing it is a no-op.
+  pages (loading is cheap, but a fresh model's first generation is not), on one thread;
+  closing it is a no-op.
 - A block defining ``test_*`` functions without parameters has them called after it runs.
 - An HTML comment on the line right before the fence changes what is checked:
   ``<!-- no-run: REASON -->`` the block is not run, and the reason is required;
@@ -197,7 +198,9 @@ _pages: dict[str, _Page] = {}
 
 @pytest.fixture(scope="session")
 def default_backend() -> Iterator[structgen.LlamaCppBackend]:
-    backend = structgen.LlamaCppBackend.load(None)
+    # One thread: on a machine busy with other work, llama.cpp's threads spin waiting for each
+    # other (measured: 46 s of CPU for a 23-token answer with the default threads, 1.7 s with one).
+    backend = structgen.LlamaCppBackend.load(None, n_threads=1)
     yield backend
     backend.close()
 
