@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from default_model_support import load_default_backend, sharing_llm
 
 import structgen
 
@@ -196,31 +197,11 @@ class _Page:
 _pages: dict[str, _Page] = {}
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def default_backend() -> Iterator[structgen.LlamaCppBackend]:
-    # One thread: on a machine busy with other work, llama.cpp's threads spin waiting for each
-    # other (measured: 46 s of CPU for a 23-token answer with the default threads, 1.7 s with one).
-    backend = structgen.LlamaCppBackend.load(None, n_threads=1)
+    backend = load_default_backend()
     yield backend
     backend.close()
-
-
-def _sharing_llm(default: structgen.LlamaCppBackend) -> type[structgen.LLM]:
-    """An ``LLM`` whose ``LLM()`` (no model, no backend) is the one loaded default model."""
-
-    class DocsLLM(structgen.LLM):
-        def __init__(self, model_path: Any = None, *, backend: Any = None, **options: Any) -> None:
-            self._shared = model_path is None and backend is None
-            if self._shared:
-                backend = default
-                options = {k: v for k, v in options.items() if k in ("seed", "max_tokens", "max_retries")}
-            super().__init__(model_path, backend=backend, **options)
-
-        def close(self) -> None:
-            if not self._shared:
-                super().close()
-
-    return DocsLLM
 
 
 @pytest.mark.parametrize("block", _params())
@@ -230,7 +211,7 @@ def test_code_block(
 ) -> None:
     if block.no_run is not None:
         return  # the page states why; blocks_of refused a marker without a reason
-    monkeypatch.setattr(structgen, "LLM", _sharing_llm(default_backend))
+    monkeypatch.setattr(structgen, "LLM", sharing_llm(default_backend))
     if block.page not in _pages:
         _pages[block.page] = _Page(_page_module(block.page).__dict__, tmp_path_factory.mktemp("page"))
     page = _pages[block.page]
