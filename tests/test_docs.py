@@ -270,3 +270,13 @@ def _takes_no_arguments(function: Callable[..., Any]) -> bool:
     import inspect
 
     return not inspect.signature(function).parameters
+
+
+def test_the_benchmark_figures_are_drawn_from_the_committed_results(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, str(ROOT / "bench" / "plots.py"), "--out", str(tmp_path)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    drawn = sorted(p.name for p in tmp_path.glob("*.svg"))
+    shown = sorted(re.findall(r"\]\(img/([\w-]+\.svg)\)", (ROOT / "docs" / "benchmarks.md").read_text()))
+    assert drawn == shown and all((ROOT / "docs" / "img" / name).is_file() for name in shown)
+    assert all("<svg" in (tmp_path / name).read_text() for name in drawn)
