@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.structgen-installed
 
-.PHONY: demo test test-fast typecheck bench conformance docs clean
+.PHONY: demo test test-fast typecheck bench conformance docs plots clean
 
 $(STAMP): pyproject.toml .ci/llama-wheel .ci/portable
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -37,8 +37,13 @@ bench: $(STAMP)
 	$(PY) bench/conformance.py
 	$(PY) bench/generate.py
 
+# NO_MKDOCS_2_WARNING: mkdocs-material's banner about its successor is not a build warning.
 docs: $(STAMP)
-	$(VENV)/bin/mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
+# The figures of docs/benchmarks.md, from the committed results in bench/results/.
+plots: $(STAMP)
+	$(PY) bench/plots.py
 
 clean:
 	rm -rf $(VENV) site
