@@ -11,7 +11,12 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["escape_code_point", "gbnf_literal", "literal_char", "separate_hex_escapes"]
+__all__ = ["MAX_GROUP_DEPTH", "escape_code_point", "gbnf_literal", "literal_char",
+           "separate_hex_escapes"]
+
+#: Groups nest at most this deep in one rule of a portable grammar: llguidance's reader stops
+#: at 30 levels, and the Lark text it makes may double the parentheses of a repeated group.
+MAX_GROUP_DEPTH = 12
 
 
 def escape_code_point(code: int) -> str:

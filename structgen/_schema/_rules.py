@@ -6,6 +6,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from .._escapes import MAX_GROUP_DEPTH
+
 _INVALID_NAME_CHARS = re.compile(r"[^a-zA-Z0-9-]+")
 _RULE_NAME = re.compile(r"[a-zA-Z0-9-]+")
 # A body's tokens: literals and classes (skipped), or a bare word that may name a rule.
@@ -27,9 +29,6 @@ _FIXED_PREFIXES = ("char-", "chars-")
 #: llguidance renames ``root`` to ``start`` (names are lower case: xgrammar's macros, ``Regex``,
 #: ``Token``..., cannot be taken).
 _RESERVED_ELSEWHERE = frozenset({"true", "false", "start"})
-#: Groups nest at most this deep in one rule (deeper ones become rules of their own):
-#: llguidance's reader stops at 30 levels, and its Lark text may double a group's parentheses.
-MAX_GROUP_DEPTH = 12
 
 
 @lru_cache(maxsize=65536)
