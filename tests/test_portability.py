@@ -234,3 +234,28 @@ def test_example_grammar_findings(name: str) -> None:
     expected = EXAMPLE_FINDINGS[name]
     found = [(ln, col, m[:len(e[2])]) for (m, ln, col), e in zip(_portable(text), expected)]
     assert len(_portable(text)) == len(expected) and found == expected
+
+
+# ----------------------------------------------------------------------------- through a server
+
+@pytest.mark.model
+def test_portable_grammar_through_llama_server_chat_endpoint() -> None:
+    """Raw non-ASCII characters in classes and the rules made of deep groups go through the
+    OpenAI-compatible path (engine="llama-server") and constrain the real server."""
+    from pydantic import BaseModel, Field
+
+    import structgen as sg
+    from tests.test_server_backend import _running_server
+
+    class Word(BaseModel):
+        word: str = Field(pattern="^[а-яё]{2,8}$")
+        weight: float
+
+    gbnf = json_schema_to_gbnf(Word.model_json_schema())
+    assert "а-я" in gbnf and "-nest ::= " in gbnf and _portable(gbnf) == []
+    with _running_server("-c", "1024", "-np", "1") as (url, _):
+        backend = sg.OpenAICompatibleBackend(url, engine="llama-server")
+        llm = sg.LLM.from_backend(backend, max_tokens=60, max_retries=0)
+        result = llm.run(Word, "Write a Russian word and a weight.")
+    assert re.fullmatch("[а-яё]{2,8}", result.value.word)
+    assert native_check(gbnf, result.text).accepted
