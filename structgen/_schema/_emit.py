@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from .._errors import SchemaError, UnsupportedSchemaError
-from .._escapes import gbnf_literal
+from .._escapes import escape_code_point, gbnf_literal
 from ._integers import integer_bounds, integer_rule
 from ._ir import (
     ANY, IR, ArrAtom, Atom, BoolAtom, ConstAtom, Irreducible, NullAtom, NumAtom, ObjAtom, RefAtom,
@@ -188,7 +188,7 @@ class Emitter:
         self._ref_state[key] = "done"
         if body is None:
             # Empty after all (e.g. only through impossible recursion): keep the name defined.
-            self.rules.define(name, '"\\x00" [^\\x00-\\U0010FFFF]')
+            self.rules.define(name, f'"\\x00" [^\\x00-{escape_code_point(0x10FFFF)}]')
             return name
         self.rules.define(name, self.rules.unaliased(body))
         return name
