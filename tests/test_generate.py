@@ -423,6 +423,9 @@ def test_custom_backend_through_the_seam(llm: sg.LLM) -> None:
             seen.append(request)
             return inner.complete(request)
 
+        def close(self) -> None:  # the protocol's second method: this one owns nothing
+            pass
+
     other = sg.LLM.from_backend(Recording())
     assert other.generate(Color, "What color is grass?") is Color.green
     assert seen and seen[0].messages[0].role == "system" and '"red"' in seen[0].messages[0].content
