@@ -153,10 +153,10 @@ class ConstrainedDecoder:
         string = cursor.in_value_string and b'"' not in latest
         if string:
             container, pointer, depth = None, cursor.pointer, cursor.depth
+        elif cursor.depth < 1:  # between top-level values (tool-call formats): nothing to close
+            raise _Repeating(f"the model repeated a sequence of {period} tokens outside any container")
         else:
             depth = max(1, min(list(self._depths)[-period * MIN_REPEATS:], default=cursor.depth))
-            if cursor.depth < depth:
-                raise _Repeating(f"the model repeated a sequence of {period} tokens outside any container")
             container, pointer = cursor.container_at(depth)
         self._closing = _Closing(pointer or "/", string, depth, container, self.produced, period)
         self._closed.append(self._closing.pointer)
