@@ -21,12 +21,11 @@ from pydantic import ValidationError
 from typing_extensions import TypedDict, TypeForm, Unpack
 
 from .._errors import IncompleteOutputError, OutputValidationError, RefusalError, ValidatorError
-from .._schema._refs import escape_pointer_token
+from .._pointers import escape_pointer_token
 from ._aio import Done, Exchange, drive, iterate_in_thread
 from ._output import OutputSpec, Refusal, spec_for, validation_errors
 from ._partial import PartialBuilder
 from ._tool_api import ToolCalling
-from ._warnings import outside_structgen, warn_looped
 from ._types import (
     AsyncBackend,
     Backend,
@@ -38,6 +37,7 @@ from ._types import (
     Usage,
     drain,
 )
+from ._warnings import outside_structgen, warn_looped
 
 T = TypeVar("T")
 _PENDING = object()  # a streamed piece of text that completed no partial value
