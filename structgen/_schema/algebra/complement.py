@@ -1,13 +1,13 @@
 """Complements of single atoms: ¬atom as a union of atoms (exact, or Irreducible).
 
-``context`` is the atom the complement will be intersected with (see ``Algebra.difference``):
+``context`` is the atom the complement will be intersected with (see ``sets.Algebra.difference``):
 relative to a closed object, "some undeclared key" can only be one of its declared keys.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..ir.atoms import (
     ANY, IR, NOTHING, ArrAtom, Atom, BoolAtom, ConstAtom, Contains, Irreducible, KeyCond, Need,
@@ -15,14 +15,13 @@ from ..ir.atoms import (
 )
 from ..strings.formats import format_regex
 
-if TYPE_CHECKING:
-    from .sets import Algebra
+from .context import SetAlgebra
 
 
-def _others(alg: Algebra, kind: str) -> list[Atom]:
+def _others(alg: SetAlgebra, kind: str) -> list[Atom]:
     return [a for a in ANY if atom_type(a) != kind]
 
-def complement_atom(alg: Algebra, atom: Atom, context: Atom | None) -> IR:
+def complement_atom(alg: SetAlgebra, atom: Atom, context: Atom | None) -> IR:
     kind = atom_type(atom)
     pieces: list[Atom] = _others(alg, kind)
     if isinstance(atom, ConstAtom):
@@ -40,7 +39,7 @@ def complement_atom(alg: Algebra, atom: Atom, context: Atom | None) -> IR:
         pieces += _not_object(alg, atom, context if isinstance(context, ObjAtom) else None)
     return alg.simplify(tuple(pieces))
 
-def _not_value(alg: Algebra, value: Any) -> list[Atom]:
+def _not_value(alg: SetAlgebra, value: Any) -> list[Atom]:
     kind = json_type(value)
     if kind == "null":
         return []
@@ -70,7 +69,7 @@ def _not_value(alg: Algebra, value: Any) -> list[Atom]:
                            required=frozenset({key})))
     return out
 
-def _not_number(alg: Algebra, atom: NumAtom) -> list[Atom]:
+def _not_number(alg: SetAlgebra, atom: NumAtom) -> list[Atom]:
     if atom.multiple_of is not None:
         raise Irreducible("the complement of multipleOf")
     out: list[Atom] = []
@@ -86,7 +85,7 @@ def _not_number(alg: Algebra, atom: NumAtom) -> list[Atom]:
         out.append(NumAtom(lower=(atom.upper[0], not atom.upper[1])))
     return out
 
-def _not_string(alg: Algebra, spec: StringSpec) -> list[Atom]:
+def _not_string(alg: SetAlgebra, spec: StringSpec) -> list[Atom]:
     out: list[Atom] = []
     for name in spec.formats:
         # A format is a (anchored) regex, so "not this format" is a forbidden pattern.
@@ -106,7 +105,7 @@ def _not_string(alg: Algebra, spec: StringSpec) -> list[Atom]:
         out.append(StrAtom(StringSpec(exclude=spec.only)))
     return out
 
-def _not_array(alg: Algebra, atom: ArrAtom) -> list[Atom]:
+def _not_array(alg: SetAlgebra, atom: ArrAtom) -> list[Atom]:
     if atom.unique:
         raise Irreducible("the complement of uniqueItems")
     out: list[Atom] = []
@@ -129,14 +128,14 @@ def _not_array(alg: Algebra, atom: ArrAtom) -> list[Atom]:
             out.append(ArrAtom(items=alg.complement(c.ir, nested=True)))
     return out
 
-def _not_value_of(alg: Algebra, context: ObjAtom | None, key: str, ir: IR) -> IR:
+def _not_value_of(alg: SetAlgebra, context: ObjAtom | None, key: str, ir: IR) -> IR:
     """Values of ``key`` outside ``ir``, relative to what the context allows there (the
     piece is intersected with the context anyway, and relative complements reduce more)."""
     if context is None:
         return alg.complement(ir, nested=True)
     return alg.difference(alg.value_for_key(context, key), ir, nested=True)
 
-def _not_object(alg: Algebra, atom: ObjAtom, context: ObjAtom | None) -> list[Atom]:
+def _not_object(alg: SetAlgebra, atom: ObjAtom, context: ObjAtom | None) -> list[Atom]:
     # Keys the context declares (and can hold). When it forbids every undeclared key, "some
     # key that ``atom`` does not declare" can only be one of these.
     declared = [k for k, ir in context.props if ir] if context else []

@@ -9,31 +9,21 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 from ..ir.atoms import (
     ANY, IR, NOTHING, ArrAtom, Atom, BoolAtom, ConstAtom, Irreducible, KeyCond, Need, NumAtom,
-    ObjAtom, RefAtom, StrAtom, StringSpec, atom_type, is_finite,
+    ObjAtom, RefAtom, StrAtom, StringSpec, atom_type, decimal_lcm, is_finite,
 )
 from .complement import complement_atom
+from .context import AlgebraContext
 
 __all__ = ["Algebra", "Irreducible", "array_nonempty", "is_finite", "num_empty",
            "object_nonempty"]
-
-if TYPE_CHECKING:
-    from ..normalize.normalizer import Normalizer
 
 _FULL = frozenset(ANY)
 
 #: A union larger than this is not worth a grammar (intersections multiply unions).
 MAX_ATOMS = 256
-
-
-def _lcm(a: Decimal, b: Decimal) -> Decimal:
-    exp = max(-a.as_tuple().exponent, -b.as_tuple().exponent, 0)  # type: ignore[operator]
-    scale = Decimal(10) ** exp
-    ia, ib = int(a * scale), int(b * scale)
-    return Decimal(ia * ib // math.gcd(ia, ib)) / scale
 
 
 def _tighter(a: tuple[Decimal, bool] | None, b: tuple[Decimal, bool] | None,
@@ -84,7 +74,7 @@ def num_empty(atom: NumAtom) -> bool:
 
 
 class Algebra:
-    def __init__(self, ctx: Normalizer) -> None:
+    def __init__(self, ctx: AlgebraContext) -> None:
         self.ctx = ctx
         #: Intersections already made, by the identity of their operands (kept alive here, so
         #: an id is never reused): the same sub-schemas meet again and again when objects and
@@ -186,7 +176,7 @@ class Algebra:
 
     def _numbers(self, x: NumAtom, y: NumAtom) -> NumAtom | None:
         mult = x.multiple_of if y.multiple_of is None else (
-            y.multiple_of if x.multiple_of is None else _lcm(x.multiple_of, y.multiple_of))
+            y.multiple_of if x.multiple_of is None else decimal_lcm(x.multiple_of, y.multiple_of))
         integer, fraction = x.integer or y.integer, x.fraction or y.fraction
         if integer and fraction:
             return None

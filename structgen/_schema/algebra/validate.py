@@ -7,22 +7,20 @@ Used to filter ``enum``/``const`` values against the rest of a schema, to decide
 from __future__ import annotations
 
 from decimal import localcontext
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..ir.atoms import (
     ANY, IR, ArrAtom, Atom, BoolAtom, ConstAtom, NullAtom, NumAtom, ObjAtom, RefAtom, StrAtom,
     json_equal, json_type, to_decimal,
 )
-
-if TYPE_CHECKING:
-    from ..normalize.normalizer import Normalizer
+from .context import AlgebraContext
 
 
-def accepts(ctx: Normalizer, ir: IR, value: Any) -> bool:
+def accepts(ctx: AlgebraContext, ir: IR, value: Any) -> bool:
     return any(accepts_atom(ctx, atom, value) for atom in ir)
 
 
-def accepts_atom(ctx: Normalizer, atom: Atom, value: Any) -> bool:
+def accepts_atom(ctx: AlgebraContext, atom: Atom, value: Any) -> bool:
     if isinstance(atom, RefAtom):
         negated = ctx.negation_of(atom.key)
         if negated is not None:
@@ -71,7 +69,7 @@ def _number_ok(atom: NumAtom, value: int | float) -> bool:
     return True
 
 
-def _array_ok(ctx: Normalizer, atom: ArrAtom, value: list[Any]) -> bool:
+def _array_ok(ctx: AlgebraContext, atom: ArrAtom, value: list[Any]) -> bool:
     n = len(value)
     if n < atom.min_items or (atom.max_items is not None and n > atom.max_items):
         return False
@@ -91,7 +89,7 @@ def _array_ok(ctx: Normalizer, atom: ArrAtom, value: list[Any]) -> bool:
     return True
 
 
-def _object_ok(ctx: Normalizer, atom: ObjAtom, value: dict[str, Any]) -> bool:
+def _object_ok(ctx: AlgebraContext, atom: ObjAtom, value: dict[str, Any]) -> bool:
     n = len(value)
     if n < atom.min_props or (atom.max_props is not None and n > atom.max_props):
         return False

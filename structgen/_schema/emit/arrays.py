@@ -7,68 +7,20 @@ split into chunks of CHUNK repetitions (exact, never wider).
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING
 
 from ..algebra.sets import Irreducible
+from ..gbnf.expr import Expr, alt_eps, repeat, seq_eps
+from ..gbnf.rules import child_hint
 from ..ir.atoms import ANY, IR, ArrAtom, BoolAtom, ConstAtom, Contains, NullAtom
-from .emitter import child_hint
-from .objects import Expr, alt_eps, seq_eps
+from .context import EmitContext
 
-if TYPE_CHECKING:
-    from .emitter import Emitter
-
-#: Largest {m,n} written directly; beyond it repetitions are nested in chunks.
-MAX_REPEAT = 1000
-CHUNK = 100
 #: (items × contains-count) states above which contains is not built.
 MAX_COUNT_STATES = 4000
 #: Distinct values up to which uniqueItems is enforced by enumerating subsets.
 MAX_UNIQUE_DOMAIN = 8
 
 
-def repeat(em: Emitter, expr: str, low: int, high: int | None, hint: str) -> str:
-    """``expr{low,high}`` spelled within llama.cpp's repetition limits."""
-    if high is not None and high == 0:
-        return ""
-    group = f"( {expr} )" if " " in expr else expr
-    if high is None:
-        if low <= MAX_REPEAT:
-            return f"{group}*" if low == 0 else f"{group}+" if low == 1 else f"{group}{{{low},}}"
-        return seq_eps(_exactly(em, expr, low, hint), f"{group}*") or ""
-    if high <= MAX_REPEAT:
-        if (low, high) == (0, 1):
-            return f"{group}?"
-        return f"{group}{{{low}}}" if low == high else f"{group}{{{low},{high}}}"
-    return seq_eps(_exactly(em, expr, low, hint), _up_to(em, expr, high - low, hint)) or ""
-
-
-def _chunk(em: Emitter, expr: str, hint: str) -> str:
-    group = f"( {expr} )" if " " in expr else expr
-    return em.rules.add(f"{hint}-chunk", f"{group}{{{CHUNK}}}")
-
-
-def _exactly(em: Emitter, expr: str, n: int, hint: str) -> str:
-    """``expr{n}``: CHUNK-sized chunks counted recursively, then the remainder."""
-    if n <= MAX_REPEAT:
-        return repeat(em, expr, n, n, hint)
-    q, r = divmod(n, CHUNK)
-    return seq_eps(_exactly(em, _chunk(em, expr, hint), q, hint),
-                   repeat(em, expr, r, r, hint)) or ""
-
-
-def _up_to(em: Emitter, expr: str, n: int, hint: str) -> str:
-    """``expr{0,n}`` with n = CHUNK*q + r: fewer than q full chunks and a partial one, or q
-    chunks and at most r more (exact, never wider)."""
-    if n <= MAX_REPEAT:
-        return repeat(em, expr, 0, n, hint)
-    q, r = divmod(n, CHUNK)
-    chunk = _chunk(em, expr, hint)
-    fewer = seq_eps(_up_to(em, chunk, q - 1, hint), repeat(em, expr, 0, CHUNK - 1, hint))
-    full = seq_eps(_exactly(em, chunk, q, hint), repeat(em, expr, 0, r, hint))
-    return em.rules.add(f"{hint}-rep", f"{fewer} | {full}")
-
-
-def emit_array(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None:
+def emit_array(em: EmitContext, atom: ArrAtom, hint: str, pointer: str) -> str | None:
     if atom.unique and (atom.max_items is None or atom.max_items > 1):
         return _unique(em, atom, hint, pointer)
     if atom.contains:
@@ -76,13 +28,13 @@ def emit_array(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | Non
     return _plain(em, atom, hint, pointer)
 
 
-def _wrap(em: Emitter, content: Expr, hint: str) -> str | None:
+def _wrap(em: EmitContext, content: Expr, hint: str) -> str | None:
     if content is None:
         return None
     return em.rules.add(hint, em.container(em.open_arr, content or None, '"]"', optional=False))
 
 
-def _plain(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None:
+def _plain(em: EmitContext, atom: ArrAtom, hint: str, pointer: str) -> str | None:
     lo, hi = atom.min_items, atom.max_items
     exprs: list[str] = []
     for i, ir in enumerate(atom.prefix):
@@ -106,14 +58,14 @@ def _plain(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None:
     # tail(i): positions i.. after i items were written, each preceded by a separator.
     tail: Expr = ""
     if rest is not None:
-        tail = repeat(em, f"{sep} {rest}", max(lo - k, 0), None if hi is None else hi - k, hint)
+        tail = repeat(em.rules, f"{sep} {rest}", max(lo - k, 0), None if hi is None else hi - k, hint)
     for i in range(k - 1, 0, -1):
         item = seq_eps(sep, exprs[i], tail)
         tail = alt_eps([item, ""]) if i >= lo else item
     if k > 0:
         content = seq_eps(exprs[0], tail)
     elif rest is not None and hi != 0:
-        content = seq_eps(rest, repeat(em, f"{sep} {rest}", max(lo - 1, 0),
+        content = seq_eps(rest, repeat(em.rules, f"{sep} {rest}", max(lo - 1, 0),
                                        None if hi is None else hi - 1, hint))
     else:
         content = None if lo > 0 else ""
@@ -122,7 +74,7 @@ def _plain(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None:
     return _wrap(em, content, hint)
 
 
-def _finite_domain(em: Emitter, ir: IR) -> list[object] | None:
+def _finite_domain(em: EmitContext, ir: IR) -> list[object] | None:
     values: list[object] = []
     for atom in em.norm.expand_all(ir):
         if isinstance(atom, ConstAtom):
@@ -136,7 +88,7 @@ def _finite_domain(em: Emitter, ir: IR) -> list[object] | None:
     return values
 
 
-def _unique(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None:
+def _unique(em: EmitContext, atom: ArrAtom, hint: str, pointer: str) -> str | None:
     domain = None if atom.prefix or atom.contains else _finite_domain(em, atom.items or ANY)
     if domain is None or len(domain) > MAX_UNIQUE_DOMAIN:
         em.norm.unsupported(pointer, "uniqueItems",
@@ -152,7 +104,7 @@ class _UniqueWriter:
     """Arrays of distinct values from a small domain: one state per set of values written (a
     class, not a recursive closure, which would be a reference cycle)."""
 
-    def __init__(self, em: Emitter, exprs: list[str], lo: int, hi: int | None,
+    def __init__(self, em: EmitContext, exprs: list[str], lo: int, hi: int | None,
                  hint: str) -> None:
         self.em, self.exprs, self.lo, self.hi, self.hint = em, exprs, lo, hi, hint
         self.memo: dict[int, Expr] = {}
@@ -184,7 +136,7 @@ MAX_CONTAINS = 3
 Counts = tuple[int, ...]
 
 
-def _split(em: Emitter, ir: IR, contains: tuple[IR, ...], exact: bool, hint: str,
+def _split(em: EmitContext, ir: IR, contains: tuple[IR, ...], exact: bool, hint: str,
            pointer: str) -> list[tuple[str, Counts]] | None:
     """An item schema as classes (expression, which contains it counts for). Without
     maxContains a class may count for fewer contains than it matches (only "at least" is
@@ -211,7 +163,7 @@ def _split(em: Emitter, ir: IR, contains: tuple[IR, ...], exact: bool, hint: str
     return classes
 
 
-def _contains(em: Emitter, atom: ArrAtom, hint: str, pointer: str) -> str | None:
+def _contains(em: EmitContext, atom: ArrAtom, hint: str, pointer: str) -> str | None:
     """Items counted by the contains they match: states (items so far, matches per contains),
     saturated once the counts no longer matter."""
     norm = em.norm
@@ -260,7 +212,7 @@ class _ContainsWriter:
     """The states (items so far, matches per contains) of ``_contains`` (a class, not recursive
     closures, which would be reference cycles)."""
 
-    def __init__(self, em: Emitter, cs: tuple[Contains, ...],
+    def __init__(self, em: EmitContext, cs: tuple[Contains, ...],
                  per_position: list[list[tuple[str, Counts]]],
                  rest_split: list[tuple[str, Counts]], lo: int, hi: int | None, t_cap: int,
                  k_caps: Counts, hint: str) -> None:

@@ -8,50 +8,29 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 import re
 from dataclasses import replace
 from decimal import Decimal
-from functools import lru_cache
 from typing import Any
 
 from ..._errors import SchemaError, UnsupportedSchemaError
 from ..._escapes import escape_code_point, gbnf_literal
+from ..gbnf.expr import alt, seq
 from ..gbnf.rules import RuleSet
 from ..ir.atoms import (
     ANY, IR, ArrAtom, Atom, BoolAtom, ConstAtom, Irreducible, NullAtom, NumAtom, ObjAtom, RefAtom,
-    StrAtom, StringSpec,
+    StrAtom, StringSpec, decimal_lcm,
 )
 from ..normalize.normalizer import Normalizer
 from ..options import FLEXIBLE_WHITESPACE_LIMIT, SEPARATORS, GrammarOptions
-from ..strings.language import json_string_rule, json_union_rule, union_groups
+from ..strings.language import json_string_rule, json_union_rule, string_literal, union_groups
+from .arrays import emit_array
 from .integers import integer_bounds, integer_rule
 from .numbers import number_rule
+from .objects import emit_object
 
 #: Constant objects with at most this many keys are accepted in every key order.
 MAX_PERMUTED_KEYS = 4
-
-
-@lru_cache(maxsize=16384)
-def string_literal(value: str) -> str:
-    """Every JSON spelling of the string ``value`` (raw, or with non-ASCII as ``\\u`` escapes).
-    Cached: property names recur across the objects of a schema and across schemas."""
-    spellings = {json.dumps(value), json.dumps(value, ensure_ascii=False)}
-    return alt([gbnf_literal(s) for s in sorted(spellings)]) or '""'
-
-
-def seq(*parts: str | None) -> str:
-    return " ".join(p for p in parts if p)
-
-
-def alt(options: list[str]) -> str | None:
-    """An alternation of expressions (None when there is none), parenthesized when needed."""
-    unique = list(dict.fromkeys(options))
-    if not unique:
-        return None
-    if len(unique) == 1:
-        return unique[0]
-    return "( " + " | ".join(unique) + " )"
 
 
 def number_spellings(value: int | float) -> list[str]:
@@ -143,10 +122,8 @@ class Emitter:
             return known[1]
         try:
             if isinstance(atom, ArrAtom):
-                from .arrays import emit_array
                 expr = emit_array(self, atom, hint, pointer)
             elif isinstance(atom, ObjAtom):
-                from .objects import emit_object
                 expr = emit_object(self, atom, hint, pointer)
             else:
                 raise TypeError(f"unknown atom {atom!r}")
@@ -249,7 +226,7 @@ class Emitter:
             low, high = integer_bounds(lo, ex_lo, hi, ex_hi)
             multiple = None
             if atom.multiple_of is not None:
-                step = _lcm_with_one(atom.multiple_of)
+                step = decimal_lcm(atom.multiple_of, Decimal(1))
                 multiple = int(step)
             return integer_rule(self.rules, minimum=low, maximum=high, multiple_of=multiple,
                                 hint=hint, pointer=pointer,
@@ -301,16 +278,6 @@ def _float_twin(value: int) -> bool:
         return False
 
 
-def _lcm_with_one(step: Decimal) -> Decimal:
-    """The smallest positive integer that is a multiple of ``step``."""
-    exponent = -step.as_tuple().exponent  # type: ignore[operator]
-    if exponent <= 0:
-        return step
-    scale = 10**exponent
-    numerator = int(step * scale)
-    return Decimal(numerator // math.gcd(numerator, scale))
-
-
 def _ref_hint(key: str) -> str:
     if "#" not in key:  # a synthetic intersection or complement
         return key.split("-")[0]
@@ -319,12 +286,6 @@ def _ref_hint(key: str) -> str:
     # Long definition names ("io.k8s.api.apps.v1.StatefulSetSpec") keep their last word.
     words = [w for w in re.split(r"[^A-Za-z0-9]+", last) if w]
     return words[-1][:32] if words else "root-ref"
-
-
-def child_hint(hint: str, child: str) -> str:
-    """A short rule name hint for a part of ``hint`` (the last word of the parent, then child)."""
-    parent = hint.rsplit("-", 1)[-1] if len(hint) > 24 else hint
-    return f"{parent}-{child}"
 
 
 def _free_text(spec: StringSpec) -> bool:

@@ -14,49 +14,24 @@ so a plain object costs one D and one G rule per declared key.
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING
 
 from ..._pointers import escape_pointer_token
+from ..gbnf.expr import Expr, alt_eps, repeat, seq_eps
+from ..gbnf.rules import child_hint
 from ..ir.atoms import ANY, IR, NOTHING, ConstAtom, KeyCond, Need, ObjAtom, StrAtom, StringSpec
-from .emitter import child_hint, string_literal
-
-if TYPE_CHECKING:
-    from .emitter import Emitter
+from ..strings.language import string_literal
+from .context import EmitContext
 
 #: More (patternProperties + additionalProperties) conditions than this are not partitioned.
 MAX_KEY_CONDITIONS = 6
 #: Count states (declared keys × counts) above which min/maxProperties are not built.
 MAX_COUNT_STATES = 6000
 
-Expr = str | None  # None: impossible; "": the empty string
-
-
-def alt_eps(options: list[Expr]) -> Expr:
-    if len(options) == 1:  # the usual case, and what the general rule gives for it
-        return options[0]
-    real = [o for o in options if o]
-    if len(real) > 1:
-        real = list(dict.fromkeys(real))
-    nullable = "" in options
-    if not real:
-        return "" if nullable else None
-    body = " | ".join(real)
-    if nullable:
-        return f"( {body} )?"
-    return f"( {body} )" if len(real) > 1 else real[0]
-
-
-def seq_eps(*parts: Expr) -> Expr:
-    if None in parts:
-        return None
-    return " ".join([p for p in parts if p])
-
-
 #: Required keys that no ``properties`` declares may come in any order up to this many.
 MAX_FLOATING_KEYS = 6
 
 
-def _ordered_keys(em: Emitter, atom: ObjAtom) -> tuple[list[str], list[str]]:
+def _ordered_keys(em: EmitContext, atom: ObjAtom) -> tuple[list[str], list[str]]:
     """(keys in grammar order, keys that may come in any order among the undeclared ones).
 
     Required keys that ``properties`` does not declare float; with key_order "any" every key
@@ -76,7 +51,7 @@ def _ordered_keys(em: Emitter, atom: ObjAtom) -> tuple[list[str], list[str]]:
     return keys, floating
 
 
-def emit_object(em: Emitter, atom: ObjAtom, hint: str, pointer: str) -> str | None:
+def emit_object(em: EmitContext, atom: ObjAtom, hint: str, pointer: str) -> str | None:
     norm = em.norm
     members: list[tuple[str, bool]] = []  # (kv expression, required)
     floating: list[tuple[str, bool]] = []
@@ -120,20 +95,19 @@ def emit_object(em: Emitter, atom: ObjAtom, hint: str, pointer: str) -> str | No
     return em.rules.add(hint, em.container(em.open_obj, content or None, '"}"', optional=False))
 
 
-def _undeclared_run(em: Emitter, extra: str, low: int, high: int | None, hint: str) -> Expr:
+def _undeclared_run(em: EmitContext, extra: str, low: int, high: int | None, hint: str) -> Expr:
     """The members of an object that declares none: one run of undeclared members, counted as
     array items are (exact at any bound, where tracking counts member by member is not)."""
-    from .arrays import repeat  # _emit_arrays builds on this module's helpers
 
     if high == 0:
         return ""
-    more = repeat(em, f"{em.sep} {extra}", max(low - 1, 0), None if high is None else high - 1,
+    more = repeat(em.rules, f"{em.sep} {extra}", max(low - 1, 0), None if high is None else high - 1,
                   f"{hint}-members")
     run = seq_eps(extra, more)
     return run if low > 0 else alt_eps([run, ""])
 
 
-def _needed_member(em: Emitter, atom: ObjAtom, need: Need, declared: frozenset[str],
+def _needed_member(em: EmitContext, atom: ObjAtom, need: Need, declared: frozenset[str],
                    hint: str, pointer: str) -> str | None:
     """An undeclared member that meets ``need`` (and the object's own rules for such keys)."""
     cond = need.cond
@@ -152,7 +126,7 @@ def _needed_member(em: Emitter, atom: ObjAtom, need: Need, declared: frozenset[s
                          pointer)
 
 
-def _name_specs(em: Emitter, names: IR | None) -> list[StringSpec]:
+def _name_specs(em: EmitContext, names: IR | None) -> list[StringSpec]:
     """The key languages ``propertyNames`` allows (one spec per string alternative)."""
     if names is None or names == ANY:
         return [StringSpec()]
@@ -165,7 +139,7 @@ def _name_specs(em: Emitter, names: IR | None) -> list[StringSpec]:
     return specs
 
 
-def _extra_member(em: Emitter, atom: ObjAtom, declared: frozenset[str], hint: str,
+def _extra_member(em: EmitContext, atom: ObjAtom, declared: frozenset[str], hint: str,
                   pointer: str) -> str | None:
     """One undeclared member ``"key": value``, keys partitioned by the conditions they meet."""
     conds = [(c, ir) for c, ir in atom.extras if ir != ANY]
@@ -224,7 +198,7 @@ class _ObjectBuilder:
     """The D/G/F rules of the module docstring, indexed by (declared index, count, mask of the
     floating required keys already written)."""
 
-    def __init__(self, em: Emitter, members: list[tuple[str, bool]],
+    def __init__(self, em: EmitContext, members: list[tuple[str, bool]],
                  floating: list[tuple[str, bool]],
                  extra: str | None, min_props: int, max_props: int | None, hint: str,
                  pointer: str) -> None:

@@ -44,6 +44,12 @@ def rule_name_hint(text: str) -> str:
     return f"def-{name}" if fixed else name
 
 
+def child_hint(hint: str, child: str) -> str:
+    """A short rule name hint for a part of ``hint`` (the last word of the parent, then child)."""
+    parent = hint.rsplit("-", 1)[-1] if len(hint) > 24 else hint
+    return f"{parent}-{child}"
+
+
 class RuleSet:
     """Rules by name. Equal bodies share one rule, so repeated sub-schemas cost nothing.
 

@@ -264,6 +264,14 @@ def to_decimal(value: int | float) -> Decimal:
     return Decimal(value) if isinstance(value, int) else Decimal(repr(value))
 
 
+def decimal_lcm(a: Decimal, b: Decimal) -> Decimal:
+    """The least common multiple of two positive decimals (the smallest positive multiple of both)."""
+    exp = max(-a.as_tuple().exponent, -b.as_tuple().exponent, 0)  # type: ignore[operator]
+    scale = Decimal(10) ** exp
+    ia, ib = int(a * scale), int(b * scale)
+    return Decimal(ia * ib // math.gcd(ia, ib)) / scale
+
+
 def canonical_key(value: Any) -> str:
     """A hashable key equal for JSON-equal values."""
     if isinstance(value, str):

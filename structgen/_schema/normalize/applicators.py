@@ -7,20 +7,18 @@ normalizer and applied last, so that finite siblings can filter instead of compl
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..._errors import SchemaError
 from ..._pointers import escape_pointer_token
 from ..ir.atoms import ANY, IR, Atom, ConstAtom, Irreducible, ObjAtom, RefAtom, atom_type, is_finite
+from .context import SchemaContext
 from .keywords import dependent_required, with_key, without_key
 
-if TYPE_CHECKING:
-    from .normalizer import Normalizer
-
-Handler = Callable[["Normalizer", dict[str, Any], str, str], IR]
+Handler = Callable[[SchemaContext, dict[str, Any], str, str], IR]
 
 
-def _sub_list(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str,
+def _sub_list(ctx: SchemaContext, schema: dict[str, Any], base: str, pointer: str,
               keyword: str) -> list[IR]:
     subs = schema[keyword]
     if not isinstance(subs, list) or not subs:
@@ -29,11 +27,11 @@ def _sub_list(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str,
     return [ctx.schema(s, base, f"{pointer}/{keyword}/{i}") for i, s in enumerate(subs)]
 
 
-def _ref(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+def _ref(ctx: SchemaContext, schema: dict[str, Any], base: str, pointer: str) -> IR:
     return ctx.ref(schema["$ref"], base, pointer)
 
 
-def _dynamic_ref(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+def _dynamic_ref(ctx: SchemaContext, schema: dict[str, Any], base: str, pointer: str) -> IR:
     ref = schema["$dynamicRef"]
     target = ctx.resolver.resolve(base, ref, pointer)
     name = ref.split("#", 1)[1] if isinstance(ref, str) and "#" in ref else ""
@@ -51,7 +49,7 @@ def _dynamic_ref(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: st
     return ctx.ref_to(target)
 
 
-def _all_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+def _all_of(ctx: SchemaContext, schema: dict[str, Any], base: str, pointer: str) -> IR:
     return ctx.algebra.intersect_all(_sub_list(ctx, schema, base, pointer, "allOf"))
 
 
@@ -59,7 +57,7 @@ def _all_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) ->
 MAX_EVALUATED_SPLIT = 4
 
 
-def _any_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+def _any_of(ctx: SchemaContext, schema: dict[str, Any], base: str, pointer: str) -> IR:
     branches = _sub_list(ctx, schema, base, pointer, "anyOf")
     union = ctx.algebra.simplify(tuple(a for b in branches for a in b))
     if ("unevaluatedProperties" in schema or "unevaluatedItems" in schema) \
@@ -71,7 +69,7 @@ def _any_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) ->
     return union
 
 
-def _by_matching_branches(ctx: Normalizer, branches: list[IR]) -> IR:
+def _by_matching_branches(ctx: SchemaContext, branches: list[IR]) -> IR:
     """The anyOf split by the exact set of branches that match, so that each part evaluates
     what all its matching branches evaluate (what unevaluated* needs)."""
     algebra = ctx.algebra
@@ -86,7 +84,7 @@ def _by_matching_branches(ctx: Normalizer, branches: list[IR]) -> IR:
     return algebra.simplify(tuple(out))
 
 
-def _one_of(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+def _one_of(ctx: SchemaContext, schema: dict[str, Any], base: str, pointer: str) -> IR:
     branches = [b for b in _sub_list(ctx, schema, base, pointer, "oneOf")]
     algebra = ctx.algebra
     kinds = [_kinds(b) for b in branches]
@@ -118,7 +116,7 @@ class _Expansions:
     branches is compared, so expanding per pair would repeat the work n times (the expansion
     of a branch only ever changes the first time, when its references are normalized)."""
 
-    def __init__(self, ctx: Normalizer, branches: list[IR]) -> None:
+    def __init__(self, ctx: SchemaContext, branches: list[IR]) -> None:
         self.ctx, self.branches = ctx, branches
         self.busy: dict[int, bool] = {}
         self.full: dict[int, IR] = {}
@@ -165,7 +163,7 @@ def _kinds(ir: IR) -> set[str]:
     return {"?" if isinstance(a, RefAtom) else atom_type(a) for a in ir}
 
 
-def _if_then_else(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+def _if_then_else(ctx: SchemaContext, schema: dict[str, Any], base: str, pointer: str) -> IR:
     if "then" not in schema and "else" not in schema and not (
             "unevaluatedProperties" in schema or "unevaluatedItems" in schema):
         return ANY  # only matters for what `if` evaluates
@@ -183,7 +181,7 @@ def _if_then_else(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: s
     return algebra.simplify(yes + no)
 
 
-def _dependent_required(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+def _dependent_required(ctx: SchemaContext, schema: dict[str, Any], base: str, pointer: str) -> IR:
     deps = schema["dependentRequired"]
     if not isinstance(deps, dict):
         raise SchemaError("dependentRequired must be an object", pointer=pointer,
@@ -191,7 +189,7 @@ def _dependent_required(ctx: Normalizer, schema: dict[str, Any], base: str, poin
     return ctx.algebra.intersect_all(dependent_required(deps, pointer, "dependentRequired"))
 
 
-def _dependent_schemas(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str,
+def _dependent_schemas(ctx: SchemaContext, schema: dict[str, Any], base: str, pointer: str,
                        keyword: str = "dependentSchemas") -> IR:
     deps = schema[keyword]
     if not isinstance(deps, dict):
@@ -209,11 +207,11 @@ def _dependent_schemas(ctx: Normalizer, schema: dict[str, Any], base: str, point
     return algebra.intersect_all(parts)
 
 
-def _dependencies(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+def _dependencies(ctx: SchemaContext, schema: dict[str, Any], base: str, pointer: str) -> IR:
     return _dependent_schemas(ctx, schema, base, pointer, "dependencies")
 
 
-def _not_placeholder(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+def _not_placeholder(ctx: SchemaContext, schema: dict[str, Any], base: str, pointer: str) -> IR:
     return ANY  # `not` is collected separately and applied last
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..._errors import SchemaError, UnsupportedSchemaError
 from ..._pointers import escape_pointer_token
@@ -19,9 +19,7 @@ from ..ir.atoms import (
     StringSpec, to_decimal,
 )
 from ..strings.formats import format_regex
-
-if TYPE_CHECKING:
-    from .normalizer import Normalizer
+from .context import SchemaContext
 
 _TYPE_NAMES = tuple(TYPE_ATOMS)
 #: The largest count (minLength, maxItems, ...) converted: every 64-bit count. Counts are
@@ -50,7 +48,7 @@ def schema_types(schema: dict[str, Any], pointer: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def typed_atoms(ctx: Normalizer, schema: dict[str, Any], base: str, pointer: str) -> IR:
+def typed_atoms(ctx: SchemaContext, schema: dict[str, Any], base: str, pointer: str) -> IR:
     atoms: list[Atom] = []
     for name in schema_types(schema, pointer):
         atom: Atom | None = TYPE_ATOMS[name]
@@ -80,7 +78,7 @@ def _number(schema: dict[str, Any], keyword: str, pointer: str) -> Decimal | Non
     return to_decimal(value)
 
 
-def _count(ctx: Normalizer, schema: dict[str, Any], keyword: str, pointer: str) -> int | None:
+def _count(ctx: SchemaContext, schema: dict[str, Any], keyword: str, pointer: str) -> int | None:
     """The value of a count keyword (minLength, maxItems, ...); None when absent, or beyond
     MAX_COUNT and dropped (non-strict)."""
     value = schema.get(keyword)
@@ -119,7 +117,7 @@ def number_atom(schema: dict[str, Any], integer: bool, pointer: str) -> NumAtom 
     return None if num_empty(atom) else atom
 
 
-def string_atom(ctx: Normalizer, schema: dict[str, Any], pointer: str) -> StrAtom | None:
+def string_atom(ctx: SchemaContext, schema: dict[str, Any], pointer: str) -> StrAtom | None:
     min_length = _count(ctx, schema, "minLength", pointer) or 0
     max_length = _count(ctx, schema, "maxLength", pointer)
     patterns: tuple[str, ...] = ()
@@ -148,7 +146,7 @@ def string_atom(ctx: Normalizer, schema: dict[str, Any], pointer: str) -> StrAto
                               formats=formats))
 
 
-def array_atom(ctx: Normalizer, schema: dict[str, Any], base: str,
+def array_atom(ctx: SchemaContext, schema: dict[str, Any], base: str,
                pointer: str) -> ArrAtom | None:
     items = schema.get("items")
     prefix_schemas = schema.get("prefixItems")
@@ -182,7 +180,7 @@ def array_atom(ctx: Normalizer, schema: dict[str, Any], base: str,
     return array_nonempty(atom)
 
 
-def object_atom(ctx: Normalizer, schema: dict[str, Any], base: str,
+def object_atom(ctx: SchemaContext, schema: dict[str, Any], base: str,
                 pointer: str) -> ObjAtom | None:
     properties = schema.get("properties") or {}
     pattern_schemas = schema.get("patternProperties") or {}

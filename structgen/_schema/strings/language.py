@@ -18,11 +18,13 @@ either case, surrogate pairs) and never a raw control character.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from functools import lru_cache, partial
 from typing import Literal
 
 from ..._errors import StructgenError, UnsupportedSchemaError
+from ..._escapes import gbnf_literal
 from ..automata.charset import UNIVERSE, json_char_ref, raw_char_ref
 from ..automata.dfa import DFA, TooLarge, too_large
 from ..automata.operations import (
@@ -32,6 +34,7 @@ from ..automata.operations import (
 from ..automata.regex import Alt, Anchor, Chars, Node, Repeat, Seq, length_bounds, parse_regex
 from ..automata.regex_dfa import regex_dfa
 from ..automata.to_gbnf import emit_dfa
+from ..gbnf.expr import alt
 from ..gbnf.rules import RuleSet
 from ..ir.atoms import StringSpec
 from .key_trie import QUOTE, CharSetRef, exclusion_body, json_exclusion_body
@@ -236,6 +239,14 @@ def _regex_product(steps: tuple[tuple[str, str, bool], ...], dotall: bool) -> DF
 
 
 # --- GBNF ------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=16384)
+def string_literal(value: str) -> str:
+    """Every JSON spelling of the string ``value`` (raw, or with non-ASCII as ``\\u`` escapes).
+    Cached: property names recur across the objects of a schema and across schemas."""
+    spellings = {json.dumps(value), json.dumps(value, ensure_ascii=False)}
+    return alt([gbnf_literal(s) for s in sorted(spellings)]) or '""'
+
 
 def json_string_rule(
     rules: RuleSet, spec: StringSpec, *, hint: str, pointer: str, dotall: bool = False, raw: bool = False
