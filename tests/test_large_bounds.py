@@ -12,8 +12,8 @@ from structgen import Grammar, SchemaError, UnsupportedSchemaError
 from structgen._gbnf import Recognizer
 from structgen._schema import json_schema_to_gbnf
 from structgen._schema.gbnf.rules import RuleSet
-from structgen._schema.strings import language as _strings
-from structgen._schema.strings.language import repeat_expr
+from structgen._schema.gbnf import expr as _expr
+from structgen._schema.gbnf.expr import repeat
 from structgen.testing import accepts
 
 HUGE = 10**12
@@ -95,14 +95,14 @@ def test_closed_object_that_needs_too_many_members_accepts_nothing() -> None:
 
 def _lengths_accepted(low: int, high: int | None, up_to: int) -> list[int]:
     rules = RuleSet()
-    rules.add_named("root", repeat_expr(rules, '"a"', low, high, "r") or '""')
+    rules.add_named("root", repeat('"a"', low, high, rules=rules, hint="r") or '""')
     recognizer = Recognizer(rules.to_gbnf())
     return [n for n in range(up_to + 1) if recognizer.accepts("a" * n)]
 
 
 def test_block_repetition_counts_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
     # Blocks of 3: counts up to 40 nest three levels deep, as 10**9 does with blocks of 1000.
-    monkeypatch.setattr(_strings, "MAX_REPEAT", 3)
+    monkeypatch.setattr(_expr, "MAX_REPEAT", 3)
     up_to = 45
     for low in range(0, 31, 3):
         for high in [None, low, low + 1, low + 2, low + 4, low + 9, low + 10, low + 14]:

@@ -18,9 +18,10 @@ from structgen._schema.automata.operations import (
     complement, exclusion_dfa, finite_dfa, intersect, length_dfa, union_all, without_words,
 )
 from structgen._schema.automata.regex import parse_regex
+from structgen._schema.gbnf.expr import repeat
 from structgen._schema.gbnf.rules import RuleSet
 from structgen._schema.ir.atoms import StringSpec
-from structgen._schema.strings.language import json_string_rule, repeat_expr, string_matches
+from structgen._schema.strings.language import json_string_rule, string_matches
 from structgen.testing import accepts
 
 
@@ -157,8 +158,9 @@ def test_same_spec_same_rule_and_shared_char_rules() -> None:
 
 def test_large_counts_are_nested() -> None:
     rules = RuleSet()
-    expr = repeat_expr(rules, "c", 0, 2500, "s")
-    assert "{2500}" not in expr and "s-block" in expr and rules.body("s-block") == "c{1000}"
+    expr = repeat("c", 0, 2500, rules=rules, hint="s")
+    assert "{2500}" not in expr and "s-block" in rules.body(expr)
+    assert rules.body("s-block") == "c{1000}"
     spec = StringSpec(min_length=1, max_length=2500)
     text = grammar(spec)
     assert text is not None

@@ -9,32 +9,11 @@ same names never collide.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .._grammar import Grammar
-from .._schema.options import GrammarOptions
-
-if TYPE_CHECKING:
-    from ._tool import Tool
-
-#: Tool arguments convert as generated types do: closed objects (only declared arguments),
-#: plain integers, free-text strings capped (see ``_generate/_output.py``).
-TOOL_GRAMMAR_OPTIONS = GrammarOptions(
-    additional_properties=False, integer_zero_fraction=False, max_string_length=200
-)
-
-
-def arguments_grammar(tool: Tool) -> Grammar:
-    """The grammar of ``tool``'s arguments object alone (raises SchemaError if it cannot be)."""
-    return _converted(json.dumps(tool.parameters))  # key order is meaningful (declared order)
-
-
-@functools.lru_cache(maxsize=256)
-def _converted(schema_text: str) -> Grammar:
-    return Grammar.from_json_schema(json.loads(schema_text), options=TOOL_GRAMMAR_OPTIONS)
+from ._tool import TOOL_GRAMMAR_OPTIONS, Tool
 
 
 def call_schema(tools: Sequence[Tool], *, arguments_key: str = "arguments") -> dict[str, Any]:
@@ -80,4 +59,4 @@ def _moved(schema: Any, base: str) -> Any:
     return schema
 
 
-__all__ = ["TOOL_GRAMMAR_OPTIONS", "arguments_grammar", "call_schema"]
+__all__ = ["TOOL_GRAMMAR_OPTIONS", "call_schema"]

@@ -17,6 +17,7 @@ and the parameter, instead of failing later inside a call.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import re
@@ -27,6 +28,8 @@ from typing import Any, TypeVar, Union, get_type_hints, overload
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from .._errors import SchemaError, ToolDefinitionError, ValidatorError
+from .._grammar import Grammar
+from .._schema.options import GrammarOptions
 from ._docstrings import parse_docstring
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -251,10 +254,25 @@ def _failing_field(model: type[BaseModel]) -> str | None:
     return None
 
 
+#: Tool arguments convert as generated types do: closed objects (only declared arguments),
+#: plain integers, free-text strings capped (see ``_generate/_output.py``).
+TOOL_GRAMMAR_OPTIONS = GrammarOptions(
+    additional_properties=False, integer_zero_fraction=False, max_string_length=200
+)
+
+
+def arguments_grammar(tool: Tool) -> Grammar:
+    """The grammar of ``tool``'s arguments object alone (raises SchemaError if it cannot be)."""
+    return _converted(json.dumps(tool.parameters))  # key order is meaningful (declared order)
+
+
+@functools.lru_cache(maxsize=256)
+def _converted(schema_text: str) -> Grammar:
+    return Grammar.from_json_schema(json.loads(schema_text), options=TOOL_GRAMMAR_OPTIONS)
+
+
 def _checked(made: Tool) -> Tool:
     """The tool, once its arguments schema is known to convert to a grammar."""
-    from ._grammar import arguments_grammar
-
     try:
         arguments_grammar(made)
     except SchemaError as e:
@@ -271,4 +289,4 @@ def _parameter_at(pointer: str) -> str | None:
     return match.group(1).replace("~1", "/").replace("~0", "~") if match else None
 
 
-__all__ = ["Tool", "ToolSource", "as_tool", "as_tools", "from_dict", "from_function", "from_model", "tool"]
+__all__ = ["TOOL_GRAMMAR_OPTIONS", "Tool", "ToolSource", "as_tool", "as_tools", "from_dict", "from_function", "from_model", "tool"]

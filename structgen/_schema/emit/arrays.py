@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 
 from ..algebra.sets import Irreducible
-from ..gbnf.expr import Expr, alt_eps, repeat, seq_eps
+from ..gbnf.expr import Expr, alt, repeat, seq
 from ..gbnf.rules import child_hint
 from ..ir.atoms import ANY, IR, ArrAtom, BoolAtom, ConstAtom, Contains, NullAtom
 from .context import EmitContext
@@ -58,19 +58,20 @@ def _plain(em: EmitContext, atom: ArrAtom, hint: str, pointer: str) -> str | Non
     # tail(i): positions i.. after i items were written, each preceded by a separator.
     tail: Expr = ""
     if rest is not None:
-        tail = repeat(em.rules, f"{sep} {rest}", max(lo - k, 0), None if hi is None else hi - k, hint)
+        tail = repeat(f"{sep} {rest}", max(lo - k, 0), None if hi is None else hi - k,
+                      rules=em.rules, hint=hint)
     for i in range(k - 1, 0, -1):
-        item = seq_eps(sep, exprs[i], tail)
-        tail = alt_eps([item, ""]) if i >= lo else item
+        item = seq(sep, exprs[i], tail)
+        tail = alt([item, ""]) if i >= lo else item
     if k > 0:
-        content = seq_eps(exprs[0], tail)
+        content = seq(exprs[0], tail)
     elif rest is not None and hi != 0:
-        content = seq_eps(rest, repeat(em.rules, f"{sep} {rest}", max(lo - 1, 0),
-                                       None if hi is None else hi - 1, hint))
+        content = seq(rest, repeat(f"{sep} {rest}", max(lo - 1, 0),
+                                   None if hi is None else hi - 1, rules=em.rules, hint=hint))
     else:
         content = None if lo > 0 else ""
     if content and lo == 0:
-        content = alt_eps([content, ""])
+        content = alt([content, ""])
     return _wrap(em, content, hint)
 
 
@@ -111,8 +112,8 @@ class _UniqueWriter:
 
     def content(self) -> Expr:
         options = ["" if self.lo == 0 else None]
-        options += [seq_eps(expr, self.rest(1 << j)) for j, expr in enumerate(self.exprs)]
-        return alt_eps(options)
+        options += [seq(expr, self.rest(1 << j)) for j, expr in enumerate(self.exprs)]
+        return alt(options)
 
     def rest(self, mask: int) -> Expr:
         if mask in self.memo:
@@ -122,8 +123,8 @@ class _UniqueWriter:
         if self.hi is None or count < self.hi:
             for j, expr in enumerate(self.exprs):
                 if not mask & (1 << j):
-                    options.append(seq_eps(self.em.sep, expr, self.rest(mask | (1 << j))))
-        result = alt_eps(options)
+                    options.append(seq(self.em.sep, expr, self.rest(mask | (1 << j))))
+        result = alt(options)
         if result and " " in result:
             result = self.em.rules.add(f"{self.hint}-u", result)
         self.memo[mask] = result
@@ -204,8 +205,8 @@ def _contains(em: EmitContext, atom: ArrAtom, hint: str, pointer: str) -> str | 
     for expr, inc in counter.classes_at(0):
         nxt = counter.step(0, start, inc)
         if nxt is not None:
-            options.append(seq_eps(expr, counter.rest(*nxt)))
-    return _wrap(em, alt_eps(options), hint)
+            options.append(seq(expr, counter.rest(*nxt)))
+    return _wrap(em, alt(options), hint)
 
 
 class _ContainsWriter:
@@ -252,9 +253,9 @@ class _ContainsWriter:
             if nxt == (t, k):
                 loop.append(expr)  # changes no count that still matters: repeats freely
             elif nxt is not None:
-                options.append(seq_eps(em.sep, expr, self.rest(*nxt)))
+                options.append(seq(em.sep, expr, self.rest(*nxt)))
         prefix = f"( {em.sep} ( {' | '.join(loop)} ) )*" if loop else ""
-        result = seq_eps(prefix, alt_eps(options))
+        result = seq(prefix, alt(options))
         if result and " " in result:
             result = em.rules.add(f"{self.hint}-c{t}", result)
         self.memo[(t, k)] = result

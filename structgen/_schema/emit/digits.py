@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 
+from ..gbnf.expr import alt, repeat, seq
 from ..gbnf.rules import RuleSet
 
 __all__ = [
@@ -20,15 +21,13 @@ __all__ = [
     "MAX_BOUND_DIGITS",
     "MAX_FRACTION_DIGITS",
     "MAX_INTEGER_DIGITS",
+    "DIGIT",
     "Block",
     "Spelling",
-    "alt",
     "digit_range",
     "digits_cap",
     "magnitudes",
-    "rep",
     "same_length_blocks",
-    "seq",
     "signed",
 ]
 
@@ -43,43 +42,16 @@ MAX_AUTOMATON_STATES = 4000
 #: multipleOf, such numbers keep only their exponent spellings.
 MAX_BOUND_DIGITS = 310
 
+#: Any one decimal digit.
+DIGIT = "[0-9]"
+
 Block = tuple[str, int, int, int]  # prefix digits, class low digit, class high digit (-1: none), free digits
 
 
 def digit_range(lo: int, hi: int) -> str:
     if lo == hi:
         return f'"{lo}"'
-    return "[0-9]" if (lo, hi) == (0, 9) else f"[{lo}-{hi}]"
-
-
-def rep(atom: str, m: int, n: int) -> str:
-    if n <= 0:
-        return ""
-    if m == n:
-        return atom if n == 1 else f"{atom}{{{n}}}"
-    return f"{atom}?" if (m, n) == (0, 1) else f"{atom}{{{m},{n}}}"
-
-
-def seq(*parts: str) -> str:
-    return " ".join(p for p in parts if p)
-
-
-def alt(options: list[str | None]) -> str | None:
-    """Alternation of the non-None options; "" is the empty spelling; None if nothing matches."""
-    seen: list[str] = []
-    for o in options:
-        if o is not None and o not in seen:
-            seen.append(o)
-    if not seen:
-        return None
-    rest = [o for o in seen if o]
-    if not rest:
-        return ""
-    body = rest[0] if len(rest) == 1 else "(" + " | ".join(rest) + ")"
-    if len(rest) < len(seen):
-        simple = " " not in body and not body.endswith(("?", "}"))
-        return body + "?" if simple else f"({body})?"
-    return body
+    return DIGIT if (lo, hi) == (0, 9) else f"[{lo}-{hi}]"
 
 
 # --- integer ranges as blocks ---------------------------------------------------------------
@@ -136,8 +108,8 @@ class Spelling:
         """n digits that take the automaton from ``residue`` to 0 (the point placed as needed)."""
         if self.k == 1:
             if self.point and n >= self.point:
-                return seq(rep("[0-9]", n - self.point, n - self.point), '"."', rep("[0-9]", self.point, self.point))
-            return rep("[0-9]", n, n)
+                return seq(repeat(DIGIT, n - self.point, n - self.point), '"."', repeat(DIGIT, self.point, self.point))
+            return repeat(DIGIT, n, n)
         key = (n, residue)
         if key not in self._tails:
             if n == 0:
@@ -208,8 +180,8 @@ def magnitudes(spell: Spelling, a: int, b: int) -> str | None:
             run.append(block[3])
             continue
         if run:  # every number of these widths: one counted repetition instead of one block each
-            dot = seq('"."', rep("[0-9]", point, point)) if point else ""
-            options.append(seq("[1-9]", rep("[0-9]", run[0] - point, run[-1] - point), dot))
+            dot = seq('"."', repeat(DIGIT, point, point)) if point else ""
+            options.append(seq("[1-9]", repeat(DIGIT, run[0] - point, run[-1] - point), dot))
             run = []
         if block is not None:
             options.append(spell.block(block))

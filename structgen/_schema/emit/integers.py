@@ -13,11 +13,10 @@ import math
 from decimal import Decimal
 
 from ..._errors import SchemaError, UnsupportedSchemaError
+from ..gbnf.expr import alt, repeat, seq
 from ..gbnf.rules import RuleSet
 from ..ir.atoms import to_decimal
-from .digits import (
-    MAX_AUTOMATON_STATES, MAX_BOUND_DIGITS, MAX_FRACTION_DIGITS, alt, digits_cap, rep, seq, signed,
-)
+from .digits import MAX_AUTOMATON_STATES, MAX_BOUND_DIGITS, MAX_FRACTION_DIGITS, digits_cap, signed
 
 __all__ = ["MAX_ENUMERATED_MULTIPLES", "bound_decimal", "check_digits", "integer_bounds", "integer_rule"]
 
@@ -104,7 +103,7 @@ def integer_rule(
     if body is None:
         return None
     if allow_zero_fraction:
-        zeros = seq('"."', rep('"0"', 1, MAX_FRACTION_DIGITS))
+        zeros = seq('"."', repeat('"0"', 1, MAX_FRACTION_DIGITS))
         negative_zero = seq('"-0"', zeros) if lo <= 0 <= hi else None
         body = alt([seq(body, f"({zeros})?"), negative_zero])
         assert body is not None
@@ -133,7 +132,7 @@ def _integer_body(rules: RuleSet, hint: str, lo: int, hi: int, k: int, pointer: 
         sides = ((lo_s, min(hi_s, -1)), (max(lo_s, 1), hi_s))
         nonzero = alt([_integer_body(rules, hint, a, b, k, pointer) for a, b in sides if a <= b])
         zero = '"0"' if lo_s <= 0 <= hi_s else None
-        return alt([None if nonzero is None else seq(nonzero, rep('"0"', j, j)), zero])
+        return alt([None if nonzero is None else seq(nonzero, repeat('"0"', j, j)), zero])
     if k > 1:
         first, last = lo + (-lo) % k, hi - hi % k
         if first > last:

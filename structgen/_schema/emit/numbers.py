@@ -29,10 +29,11 @@ from decimal import Decimal, localcontext
 from functools import lru_cache
 
 from ..._errors import SchemaError, UnsupportedSchemaError
+from ..gbnf.expr import alt, repeat, seq
 from ..gbnf.rules import RuleSet
 from .digits import (
-    MAX_AUTOMATON_STATES, MAX_BOUND_DIGITS, MAX_FRACTION_DIGITS, MAX_INTEGER_DIGITS, Spelling, alt,
-    digit_range, digits_cap, magnitudes, rep, same_length_blocks, seq, signed,
+    DIGIT, MAX_AUTOMATON_STATES, MAX_BOUND_DIGITS, MAX_FRACTION_DIGITS, MAX_INTEGER_DIGITS, Spelling,
+    digit_range, digits_cap, magnitudes, same_length_blocks, signed,
 )
 from .integers import bound_decimal, check_digits, integer_bounds, integer_rule
 
@@ -81,9 +82,9 @@ def _fraction(lo: str | None, lo_incl: bool, hi: str | None, hi_incl: bool, m: i
     if hi == "" and not hi_incl:
         return None
     if lo is None and hi is None:
-        return rep("[0-9]", m, n)
+        return repeat(DIGIT, m, n)
     if lo is None and hi == "":  # at most zero: only zeros
-        return rep('"0"', m, n)
+        return repeat('"0"', m, n)
     options: list[str | None] = ["" if m == 0 and lo is None else None]
     d, last_digit = (int(lo[0]) if lo else 0), (9 if hi is None else int(hi[0]) if hi else 0)
     while n > 0 and d <= last_digit:
@@ -147,7 +148,7 @@ def _exponent(a: int, b: int) -> str | None:
 
     def padded(x: int, y: int) -> str | None:
         if x == 0 and y >= _EXPONENT_MAX:
-            return rep("[0-9]", 1, MAX_EXPONENT_DIGITS)
+            return repeat(DIGIT, 1, MAX_EXPONENT_DIGITS)
         tops = [min(y, 10**width - 1) for width in range(1, MAX_EXPONENT_DIGITS + 1)]
         return alt(
             [
@@ -260,7 +261,7 @@ def _decimal_multiples(rules: RuleSet, hint: str, pointer: str, iv: _Interval, s
         if iv.hi is not None:
             top = min(top, math.floor(iv.hi * scale) if iv.hi_incl else math.ceil(iv.hi * scale) - 1)
         body = signed(rules, f"{hint}-f{f}", bottom, top, k, f, neg_zero=True) if bottom <= top else None
-        zeros = rep('"0"', 0, MAX_FRACTION_DIGITS - s) if f == s else ""
+        zeros = repeat('"0"', 0, MAX_FRACTION_DIGITS - s) if f == s else ""
         options.append(None if body is None else seq(body, zeros))
     return alt(options)
 

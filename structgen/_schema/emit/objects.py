@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 
 from ..._pointers import escape_pointer_token
-from ..gbnf.expr import Expr, alt_eps, repeat, seq_eps
+from ..gbnf.expr import Expr, alt, repeat, seq
 from ..gbnf.rules import child_hint
 from ..ir.atoms import ANY, IR, NOTHING, ConstAtom, KeyCond, Need, ObjAtom, StrAtom, StringSpec
 from ..strings.language import string_literal
@@ -101,10 +101,10 @@ def _undeclared_run(em: EmitContext, extra: str, low: int, high: int | None, hin
 
     if high == 0:
         return ""
-    more = repeat(em.rules, f"{em.sep} {extra}", max(low - 1, 0), None if high is None else high - 1,
-                  f"{hint}-members")
-    run = seq_eps(extra, more)
-    return run if low > 0 else alt_eps([run, ""])
+    more = repeat(f"{em.sep} {extra}", max(low - 1, 0), None if high is None else high - 1,
+                  rules=em.rules, hint=f"{hint}-members")
+    run = seq(extra, more)
+    return run if low > 0 else alt([run, ""])
 
 
 def _needed_member(em: EmitContext, atom: ObjAtom, need: Need, declared: frozenset[str],
@@ -233,10 +233,10 @@ class _ObjectBuilder:
             return []
         options: list[Expr] = []
         if self.extra is not None and with_extra:
-            options.append(seq_eps(sep, self.extra, self.gap(i, nxt, mask)))
+            options.append(seq(sep, self.extra, self.gap(i, nxt, mask)))
         for j, (kv, _) in enumerate(self.floating):
             if not mask & (1 << j):
-                options.append(seq_eps(sep, kv, self.gap(i, nxt, mask | (1 << j))))
+                options.append(seq(sep, kv, self.gap(i, nxt, mask | (1 << j))))
         return options
 
     def content(self) -> Expr:
@@ -250,11 +250,11 @@ class _ObjectBuilder:
                 for mask in range(self.full, -1, -1):
                     self.gap(i, c, mask)
             self.first(i)
-        return alt_eps([self.first(0)] + self._undeclared(0, 0, 0, ""))
+        return alt([self.first(0)] + self._undeclared(0, 0, 0, ""))
 
     def _plain_content(self) -> Expr:
         """``content`` for the usual object (no member counts, no floating keys): the same
-        D/G/F rules (those that are used), added in the same order, with ``seq_eps``/``alt_eps``
+        D/G/F rules (those that are used), added in the same order, with ``seq``/``alt``
         /``_rule`` spelled out for the shapes that occur (every object runs this loop once per
         key)."""
         sep, extra, members = self.em.sep, self.extra, self.members
@@ -278,17 +278,17 @@ class _ObjectBuilder:
                 with_sep, alone = f"{sep} {kv}", kv
             d: Expr = None
             if i or extra is not None:
-                d = rule("d", i, with_sep if required else alt_eps([with_sep, after_d]))
+                d = rule("d", i, with_sep if required else alt([with_sep, after_d]))
             if extra is None:
                 g = d
             else:
                 g = rule("g", i, None if d is None else f"{loop} {d}" if d else loop)
             f: Expr = None
             if i <= first_required:
-                f = rule("f", i, alone if required else alt_eps([alone, after_f]))
+                f = rule("f", i, alone if required else alt([alone, after_f]))
             after_d, after_g, after_f = d, g, f
-        extras = [seq_eps("", extra, after_g)] if extra is not None else []
-        return alt_eps([after_f] + extras)
+        extras = [seq("", extra, after_g)] if extra is not None else []
+        return alt([after_f] + extras)
 
     def first(self, i: int) -> Expr:
         key = ("F", i, 0, 0)
@@ -299,10 +299,10 @@ class _ObjectBuilder:
         else:
             kv, required = self.members[i]
             nxt = self._next(0)
-            options = [seq_eps(kv, self.gap(i + 1, nxt, 0)) if nxt is not None else None]
+            options = [seq(kv, self.gap(i + 1, nxt, 0)) if nxt is not None else None]
             if not required:
                 options.append(self.first(i + 1))
-            result = self._rule("f", i, alt_eps(options))
+            result = self._rule("f", i, alt(options))
         self.memo[key] = result
         return result
 
@@ -315,11 +315,11 @@ class _ObjectBuilder:
         else:
             kv, required = self.members[i]
             nxt = self._next(c)
-            options = [seq_eps(self.em.sep, kv, self.gap(i + 1, nxt, mask)) if nxt is not None
+            options = [seq(self.em.sep, kv, self.gap(i + 1, nxt, mask)) if nxt is not None
                        else None]
             if not required:
                 options.append(self.declared(i + 1, c, mask))
-            result = self._rule("d", i, alt_eps(options))
+            result = self._rule("d", i, alt(options))
         self.memo[key] = result
         return result
 
@@ -333,10 +333,10 @@ class _ObjectBuilder:
         after = self.declared(i, c, mask)
         if self.hi is None and c == self.cap and self.extra is not None:
             # Counts no longer matter: extra keys loop, floating keys still advance the mask.
-            rest = alt_eps([after] + self._undeclared(i, c, mask, self.em.sep, with_extra=False))
-            result = seq_eps(f"( {self.em.sep} {self.extra} )*", rest)
+            rest = alt([after] + self._undeclared(i, c, mask, self.em.sep, with_extra=False))
+            result = seq(f"( {self.em.sep} {self.extra} )*", rest)
         else:
-            result = alt_eps([after] + self._undeclared(i, c, mask, self.em.sep))
+            result = alt([after] + self._undeclared(i, c, mask, self.em.sep))
         result = self._rule("g", i, result)
         self.memo[key] = result
         return result

@@ -1,22 +1,39 @@
-"""GBNF expressions as text: sequences, alternations and counted repetition.
+"""GBNF expressions as text: one sequence, one alternation, one counted repetition.
 
-An expression is a ``str``; ``None`` stands for "no text at all" (an impossible part) and ``""``
-for the empty text.
+An expression is a ``str``; ``""`` is the empty text and ``None`` an impossible part (a value
+the schema rules out), which makes a whole sequence impossible and drops out of an alternation.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import overload
+
 from .rules import RuleSet
 
-Expr = str | None  # None: impossible; "": the empty string
+Expr = str | None
+
+#: Largest count written as ``{m,n}``: llama.cpp copies a repeated item once per count and
+#: refuses counts of 2000 or more. Larger counts go through rules of MAX_REPEAT copies.
+MAX_REPEAT = 1000
 
 
-def alt_eps(options: list[Expr]) -> Expr:
-    if len(options) == 1:  # the usual case, and what the general rule gives for it
-        return options[0]
-    real = [o for o in options if o]
-    if len(real) > 1:
-        real = list(dict.fromkeys(real))
+@overload
+def seq(*parts: str) -> str: ...
+@overload
+def seq(*parts: Expr) -> Expr: ...
+def seq(*parts: Expr) -> Expr:
+    """The parts one after the other (empty ones left out); None if any part is impossible."""
+    if None in parts:
+        return None
+    return " ".join([p for p in parts if p])  # type: ignore[misc]
+
+
+def alt(options: Iterable[Expr]) -> Expr:
+    """Any one of the options: duplicates and impossible ones left out, parenthesized when
+    needed, and optional (``( … )?``) when the empty text is one of them."""
+    options = list(options)
+    real = list(dict.fromkeys(o for o in options if o))
     nullable = "" in options
     if not real:
         return "" if nullable else None
@@ -26,68 +43,42 @@ def alt_eps(options: list[Expr]) -> Expr:
     return f"( {body} )" if len(real) > 1 else real[0]
 
 
-def seq_eps(*parts: Expr) -> Expr:
-    if None in parts:
-        return None
-    return " ".join([p for p in parts if p])
+def repeat(expr: str, low: int, high: int | None, *, rules: RuleSet | None = None,
+           hint: str = "rep") -> str:
+    """``expr`` repeated ``low`` to ``high`` times (None: unbounded), exact at any count.
 
-
-def seq(*parts: str | None) -> str:
-    return " ".join(p for p in parts if p)
-
-
-def alt(options: list[str]) -> str | None:
-    """An alternation of expressions (None when there is none), parenthesized when needed."""
-    unique = list(dict.fromkeys(options))
-    if not unique:
-        return None
-    if len(unique) == 1:
-        return unique[0]
-    return "( " + " | ".join(unique) + " )"
-
-
-#: Largest {m,n} written directly; beyond it repetitions are nested in chunks.
-MAX_REPEAT = 1000
-CHUNK = 100
-
-
-def repeat(rules: RuleSet, expr: str, low: int, high: int | None, hint: str) -> str:
-    """``expr{low,high}`` spelled within llama.cpp's repetition limits."""
-    if high is not None and high == 0:
-        return ""
-    group = f"( {expr} )" if " " in expr else expr
+    Counts above MAX_REPEAT are written with block rules (``hint-block``: MAX_REPEAT copies, then
+    MAX_REPEAT blocks, and so on), which needs ``rules``.
+    """
+    item = f"( {expr} )" if " " in expr else expr
+    if low <= MAX_REPEAT and (high is None or high <= MAX_REPEAT):
+        if high is None:
+            return {0: f"{item}*", 1: f"{item}+"}.get(low, f"{item}{{{low},}}")
+        if high <= 0:
+            return ""
+        if low == high:
+            return item if low == 1 else f"{item}{{{low}}}"
+        return f"{item}?" if (low, high) == (0, 1) else f"{item}{{{low},{high}}}"
+    if rules is None:
+        raise ValueError(f"a count above {MAX_REPEAT} needs rules for its blocks")
+    if item != expr:  # llama.cpp copies a repeated group's rules once per count: use a reference
+        item = rules.add(f"{hint}-item", expr)
     if high is None:
-        if low <= MAX_REPEAT:
-            return f"{group}*" if low == 0 else f"{group}+" if low == 1 else f"{group}{{{low},}}"
-        return seq_eps(_exactly(rules, expr, low, hint), f"{group}*") or ""
-    if high <= MAX_REPEAT:
-        if (low, high) == (0, 1):
-            return f"{group}?"
-        return f"{group}{{{low}}}" if low == high else f"{group}{{{low},{high}}}"
-    return seq_eps(_exactly(rules, expr, low, hint), _up_to(rules, expr, high - low, hint)) or ""
-
-
-def _chunk(rules: RuleSet, expr: str, hint: str) -> str:
-    group = f"( {expr} )" if " " in expr else expr
-    return rules.add(f"{hint}-chunk", f"{group}{{{CHUNK}}}")
-
-
-def _exactly(rules: RuleSet, expr: str, n: int, hint: str) -> str:
-    """``expr{n}``: CHUNK-sized chunks counted recursively, then the remainder."""
-    if n <= MAX_REPEAT:
-        return repeat(rules, expr, n, n, hint)
-    q, r = divmod(n, CHUNK)
-    return seq_eps(_exactly(rules, _chunk(rules, expr, hint), q, hint),
-                   repeat(rules, expr, r, r, hint)) or ""
-
-
-def _up_to(rules: RuleSet, expr: str, n: int, hint: str) -> str:
-    """``expr{0,n}`` with n = CHUNK*q + r: fewer than q full chunks and a partial one, or q
-    chunks and at most r more (exact, never wider)."""
-    if n <= MAX_REPEAT:
-        return repeat(rules, expr, 0, n, hint)
-    q, r = divmod(n, CHUNK)
-    chunk = _chunk(rules, expr, hint)
-    fewer = seq_eps(_up_to(rules, chunk, q - 1, hint), repeat(rules, expr, 0, CHUNK - 1, hint))
-    full = seq_eps(_exactly(rules, chunk, q, hint), repeat(rules, expr, 0, r, hint))
-    return rules.add(f"{hint}-rep", f"{fewer} | {full}")
+        return seq(repeat(item, low, low, rules=rules, hint=hint), f"{item}*")
+    block = rules.add(f"{hint}-block", f"{item}{{{MAX_REPEAT}}}")
+    if low == high:
+        q, r = divmod(low, MAX_REPEAT)
+        return seq(repeat(block, q, q, rules=rules, hint=hint),
+                   repeat(item, r, r, rules=rules, hint=hint))
+    head = repeat(item, low, low, rules=rules, hint=hint)
+    span = high - low
+    if span <= MAX_REPEAT:
+        return seq(head, repeat(item, 0, span, rules=rules, hint=hint))
+    q, r = divmod(span, MAX_REPEAT)
+    # 0..span = (at most q-1 blocks, then up to one block more) | (q blocks, then up to r)
+    fewer = seq(repeat(block, 0, q - 1, rules=rules, hint=hint),
+                repeat(item, 0, MAX_REPEAT, rules=rules, hint=hint))
+    most = seq(repeat(block, q, q, rules=rules, hint=hint),
+               repeat(item, 0, r, rules=rules, hint=hint))
+    # A rule, not a group: groups nested inline multiply the rules llama.cpp generates.
+    return seq(head, rules.add(f"{hint}-rep", f"{fewer} | {most}"))

@@ -34,13 +34,10 @@ from ..automata.operations import (
 from ..automata.regex import Alt, Anchor, Chars, Node, Repeat, Seq, length_bounds, parse_regex
 from ..automata.regex_dfa import regex_dfa
 from ..automata.to_gbnf import emit_dfa
-from ..gbnf.expr import alt
+from ..gbnf.expr import alt, repeat, seq
 from ..gbnf.rules import RuleSet
 from ..ir.atoms import StringSpec
 from .key_trie import QUOTE, CharSetRef, exclusion_body, json_exclusion_body
-
-#: llama.cpp copies a repeated item once per count; larger counts go through block rules.
-MAX_REPEAT = 1000
 
 
 # --- regexes and their automata -------------------------------------------------------------
@@ -272,8 +269,8 @@ def _string_rule(
     excluded = sorted(v for v in spec.exclude if _scalar(v))
     simple = spec.only is None and not spec.not_patterns and not excluded
     if simple and not regexes:
-        body = repeat_expr(rules, char(UNIVERSE), spec.min_length, spec.max_length, hint)
-        return rules.add(hint, f"{quote}{body} {final}".strip() or '""')
+        body = repeat(char(UNIVERSE), spec.min_length, spec.max_length, rules=rules, hint=hint)
+        return rules.add(hint, seq(quote.strip(), body, final) or '""')
     only_exclusion = not (regexes or spec.not_patterns or spec.min_length or spec.max_length is not None)
     if excluded and spec.only is None and only_exclusion:
         if raw:
@@ -297,42 +294,6 @@ def _emit_string_dfa(rules: RuleSet, dfa: DFA, hint: str, char: CharSetRef, quot
     if start is None:
         return None
     return rules.add(hint, f"{quote}{start}") if quote else start
-
-
-def repeat_expr(rules: RuleSet, atom: str, low: int, high: int | None, hint: str) -> str:
-    """``atom`` repeated ``low`` to ``high`` times. ``atom`` must be a single GBNF item.
-
-    llama.cpp expands ``{m,n}`` into n copies and refuses counts of 2000 or more, and
-    (rules a repeated group makes) x count too, where a rule reference counts as one. So counts
-    above MAX_REPEAT are written with rules of MAX_REPEAT copies (``hint-block``), of MAX_REPEAT
-    such blocks, and so on: exact at any count, one rule per factor of MAX_REPEAT.
-    """
-    if high is None:
-        if low <= MAX_REPEAT:
-            return {0: f"{atom}*", 1: f"{atom}+"}.get(low, f"{atom}{{{low},}}")
-        return _join(repeat_expr(rules, atom, low, low, hint), f"{atom}*")
-    if high <= MAX_REPEAT:
-        if low == high:
-            return {0: "()", 1: atom}.get(low, f"{atom}{{{low}}}")
-        return f"{atom}?" if (low, high) == (0, 1) else f"{atom}{{{low},{high}}}"
-    block = rules.add(f"{hint}-block", f"{atom}{{{MAX_REPEAT}}}")
-    if low == high:
-        q, r = divmod(low, MAX_REPEAT)
-        return _join(repeat_expr(rules, block, q, q, hint), repeat_expr(rules, atom, r, r, hint))
-    head = repeat_expr(rules, atom, low, low, hint)
-    span = high - low
-    if span <= MAX_REPEAT:
-        return _join(head, repeat_expr(rules, atom, 0, span, hint))
-    q, r = divmod(span, MAX_REPEAT)
-    # 0..span = (at most q-1 blocks, then up to one block more) | (q blocks, then up to r)
-    fewer = _join(repeat_expr(rules, block, 0, q - 1, hint),
-                  repeat_expr(rules, atom, 0, MAX_REPEAT, hint))
-    most = _join(repeat_expr(rules, block, q, q, hint), repeat_expr(rules, atom, 0, r, hint))
-    return _join(head, f"({fewer} | {most})")
-
-
-def _join(*parts: str) -> str:
-    return " ".join(p for p in parts if p != "()") or "()"
 
 
 def _direct_tree(spec: StringSpec, regexes: list[tuple[str, str]], dotall: bool
@@ -476,5 +437,5 @@ class _Emitter:
         inner, single = self.emit(node.item)
         if not single or inner.startswith("("):
             inner = self.rules.add(f"{self.hint}-part", inner[1:-1] if single else inner)
-        text = repeat_expr(self.rules, inner, node.min, node.max, self.hint)
+        text = repeat(inner, node.min, node.max, rules=self.rules, hint=self.hint) or "()"
         return text, text == inner
