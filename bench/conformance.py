@@ -52,7 +52,7 @@ POLL_SECONDS = 0.2
 
 def _worker_main(conn: Connection) -> None:
     from structgen import GrammarError
-    from structgen._native import native_vocab
+    from structgen._backends.llamacpp._native import native_vocab
 
     vocab = native_vocab()
     steps = VocabSteps(vocab)

@@ -495,7 +495,7 @@ async def test_a_validator_retry_runs_natively_too() -> None:
 
 
 def test_the_backends_are_async_backends_and_close_cleanly() -> None:
-    from structgen._generate._types import AsyncBackend
+    from structgen._backends._seam import AsyncBackend
 
     backend = _openai(_answering())
     assert isinstance(backend, AsyncBackend) and isinstance(backend, sg.Backend)

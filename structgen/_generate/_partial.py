@@ -14,7 +14,7 @@ from typing import Any
 import pydantic_core
 from pydantic import BaseModel, TypeAdapter
 
-from ._choices import JsonCursor
+from .._backends._choices import JsonCursor
 
 
 class PartialBuilder:

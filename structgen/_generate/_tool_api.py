@@ -21,12 +21,13 @@ from pydantic import BaseModel, ConfigDict, create_model
 from pydantic_core import to_json
 from typing_extensions import TypeForm
 
+from .._backends._seam import Backend, Message, SamplingSettings, TextDelta, Usage
 from .._errors import MaxRoundsError, ToolExecutionError
 from .._tools._calls import ArgumentsDelta, ToolCall, ToolRun, ToolTurn
 from .._tools._tool import Tool, ToolSource, as_tools, from_model
 from ._tool_calls import ToolChoice, TurnEvent, TurnSettings, call_message, run_turn
 from ._tool_formats import ToolFormat, format_for
-from ._types import Backend, Message, SamplingSettings, TextDelta, Usage, as_messages
+from ._messages import as_messages
 
 T = TypeVar("T")
 FormatName = Literal["auto", "json", "hermes", "llama3", "mistral"]

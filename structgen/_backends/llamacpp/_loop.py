@@ -37,14 +37,14 @@ from collections.abc import Generator, Iterator
 import numpy as np
 import numpy.typing as npt
 
-from .._errors import BackendError
-from ._choices import Alternative, ChoiceTable, JsonCursor, MemberRules
+from ..._errors import BackendError
+from .._choices import Alternative, ChoiceTable, JsonCursor, MemberRules
 from ._grammar_state import GrammarState
 from ._lookup import DraftPolicy, lookup_draft
 from ._repeats import MAX_PERIOD, MIN_REPEATS, LoopDetector
 from ._runner import ContextFullError, ModelRunner
 from ._sampling import TokenPicker, log_softmax
-from ._types import Completion, Event, FinishReason, TextDelta, Usage
+from .._seam import Completion, Event, FinishReason, TextDelta, Usage
 from ._vocab import VocabTables
 
 

@@ -17,10 +17,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from ._errors import BackendError, GrammarError
-from ._generate._vocab import VocabTables
-from ._llama_log import recent_errors, silence_llama_logs
-from ._model_path import check_model_file, default_model_path
+from ..._errors import BackendError, GrammarError
+from ..._llama_log import recent_errors, silence_llama_logs
+from ..._model_path import check_model_file, default_model_path
+from ._vocab import VocabTables
 
 _lock = threading.Lock()
 

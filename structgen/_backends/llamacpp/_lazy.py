@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ._grammar_state import GrammarState
 from ._runner import ContextFullError, ModelRunner
 from ._sampling import TokenPicker
-from ._types import Usage
+from .._seam import Usage
 from ._vocab import VocabTables
 
 

@@ -15,9 +15,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from .._errors import BackendError, GrammarError, StructgenError
-from .._llama_log import silence_llama_logs
-from .._model_path import check_model_file, default_model_path
+from ..._errors import BackendError, GrammarError, StructgenError
+from ..._llama_log import silence_llama_logs
+from ..._model_path import check_model_file, default_model_path
 from ._grammar_state import CompiledGrammar
 from ._lookup import DraftPolicy
 from ._lazy import Triggers, feed_constrained, run_free
@@ -25,7 +25,7 @@ from ._loop import ConstrainedDecoder
 from ._runner import ContextFullError, ModelRunner
 from ._sampling import TokenPicker
 from ._template import ChatTemplate
-from ._types import Completion, CompletionRequest, Event, Message, TextDelta, Usage
+from .._seam import Completion, CompletionRequest, Event, Message, TextDelta, Usage
 from ._vocab import VocabTables
 
 #: Compiled grammars kept per backend (least recently used are freed first).

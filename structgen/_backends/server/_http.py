@@ -21,9 +21,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from .._errors import BackendError, GrammarError
-from ._answer_check import grammar_mismatch
-from ._types import Completion, CompletionRequest
+from ..._errors import BackendError, GrammarError
+from .._answer_check import grammar_mismatch
+from .._seam import Completion, CompletionRequest
 
 Timeout = Union[float, httpx.Timeout]
 DEFAULT_TIMEOUT = 600.0
