@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 from ..._errors import BackendError, GrammarError, StructgenError
 from ..._llama_log import silence_llama_logs
 from ..._model_path import check_model_file, default_model_path
-from ._grammar_state import CompiledGrammar
+from ._grammar_state import CompiledGrammar, GrammarCache
 from ._lookup import DraftPolicy
 from ._lazy import Triggers, feed_constrained, run_free
 from ._loop import ConstrainedDecoder
@@ -71,7 +70,7 @@ class LlamaCppBackend:
             raise
         except Exception as e:
             raise BackendError(f"could not prepare the llama.cpp model: {e}") from e
-        self._grammars: OrderedDict[tuple[str, str], CompiledGrammar] = OrderedDict()
+        self._grammars = GrammarCache(self.tables, GRAMMAR_CACHE_SIZE)
 
     @classmethod
     def load(
@@ -232,18 +231,9 @@ class LlamaCppBackend:
     def compile(self, gbnf: str, root: str) -> CompiledGrammar:
         """The native grammar for (gbnf, root), parsed once and cached."""
         self._check_open()
-        key = (gbnf, root)
-        compiled = self._grammars.get(key)
-        if compiled is not None:
-            self._grammars.move_to_end(key)
-            return compiled
         if "\x00" in gbnf:
             raise GrammarError("the grammar contains a NUL character")
-        compiled = CompiledGrammar(self.tables, gbnf, root)
-        self._grammars[key] = compiled
-        while len(self._grammars) > GRAMMAR_CACHE_SIZE:
-            self._grammars.popitem(last=False)
-        return compiled
+        return self._grammars.get(gbnf, root)
 
     def render(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]] = ()) -> list[int]:
         """Prompt tokens for ``messages`` (and ``tools``) in the model's own chat template."""
