@@ -69,6 +69,11 @@ class SamplingSettings:
             raise ValueError("min_p must be in [0, 1)")
 
 
+#: The sampling a call gets when it says nothing: the keywords of ``generate``, ``call_tools``
+#: and the rest take their defaults from here.
+DEFAULT_SAMPLING = SamplingSettings()
+
+
 @dataclass(frozen=True)
 class CompletionRequest:
     """Everything a backend needs for one constrained completion.

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from typing_extensions import TypedDict, TypeForm, Unpack
 
 from .._backends._seam import (
+    DEFAULT_SAMPLING,
     AsyncBackend,
     Backend,
     Completion,
@@ -321,10 +322,10 @@ class LLM(ToolCalling):
         system: str | None = None,
         messages: MessagesArg = None,
         max_tokens: int | None = None,
-        temperature: float = 0.0,
-        top_p: float = 0.95,
-        top_k: int = 40,
-        min_p: float = 0.05,
+        temperature: float = DEFAULT_SAMPLING.temperature,
+        top_p: float = DEFAULT_SAMPLING.top_p,
+        top_k: int = DEFAULT_SAMPLING.top_k,
+        min_p: float = DEFAULT_SAMPLING.min_p,
         seed: int | None = None,
         max_retries: int | None = None,
         _exchange: Exchange | None = None,
