@@ -47,7 +47,7 @@ from ._generate import LLM, Refusal, Result, structured
 from ._grammar import Grammar
 from ._model_path import default_model_path
 from ._schema import json_schema_to_gbnf
-from ._schema._options import GrammarOptions
+from ._schema.options import GrammarOptions
 from ._tools import ArgumentsDelta, Tool, ToolCall, ToolRun, ToolTurn, tool
 
 __version__ = "0.1.0"

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, get_args
 
-from ._schema._options import KeyOrder
+from ._schema.options import KeyOrder
 
 __all__ = ["main", "build_parser", "load_target"]
 

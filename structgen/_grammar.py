@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from ._schema import convert
-from ._schema._options import GrammarOptions
+from ._schema.options import GrammarOptions
 
 __all__ = ["Grammar", "Trigger"]
 

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._errors import SchemaError
-from ._schema._digits import digits_cap
-from ._schema._refs import escape_pointer_token, follow_pointer, subschemas
+from ._pointers import escape_pointer_token, follow_pointer, subschemas
+from ._schema.emit.digits import digits_cap
 
 __all__ = [
     "RECURSION_DEPTH",

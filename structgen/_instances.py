@@ -21,8 +21,8 @@ from ._instance_schema import (
     flatten_schema,
     unsatisfiable_pointer,
 )
-from ._schema._digits import digits_cap
-from ._schema._ir import canonical_key, to_decimal
+from ._schema.emit.digits import digits_cap
+from ._schema.ir.atoms import canonical_key, to_decimal
 from ._type_names import type_name
 from ._types import json_schema_of, type_adapter
 
@@ -43,7 +43,7 @@ def _pydantic_formats() -> dict[str, Any]:
     temporal values as Pydantic writes them, the others from the format's regex."""
     from hypothesis import strategies as st
 
-    from ._schema._formats import format_regex
+    from ._schema.strings.formats import format_regex
 
     spans = st.timedeltas(min_value=-_LONGEST_DURATION, max_value=_LONGEST_DURATION)
     formats = {

@@ -98,7 +98,7 @@ def _grammar_and_check(
 ) -> tuple[Grammar, Any]:
     from ._grammar import Grammar
     from ._roundtrip import RoundTripCheck, numbers_where_schema_says, order_keys, write_json
-    from ._schema._options import GrammarOptions
+    from ._schema.options import GrammarOptions
     from ._types import json_schema_of, type_adapter
 
     if grammar is None:

@@ -11,7 +11,7 @@ import pytest
 
 from structgen._errors import SchemaError, UnsupportedSchemaError
 from structgen._schema import canonical_json, convert, json_schema_to_gbnf, refusal_json
-from structgen._schema._options import GrammarOptions
+from structgen._schema.options import GrammarOptions
 from structgen.testing import accepts
 
 PERSON = {

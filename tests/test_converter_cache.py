@@ -14,9 +14,8 @@ import pytest
 
 from structgen._errors import StructgenError
 from structgen._schema import json_schema_to_gbnf
-from structgen._schema._ir import ConstAtom, NumAtom, ObjAtom, StrAtom
-from structgen._schema._normalize import Normalizer
-from structgen._schema._strings import StringSpec
+from structgen._schema.ir.atoms import ConstAtom, NumAtom, ObjAtom, StrAtom, StringSpec
+from structgen._schema.normalize.normalizer import Normalizer
 
 _PERSON = {
     "type": "object",
@@ -165,7 +164,7 @@ def test_declared_rule_references_match_the_text(monkeypatch: pytest.MonkeyPatch
     missed would be dropped while still in use) and only defined rules. A deep key trie also
     names the rules its deep nodes use, which are reachable through those nodes anyway."""
     from bench.corpora import maskbench_cases
-    from structgen._schema._rules import RuleSet, expr_refs
+    from structgen._schema.gbnf.rules import RuleSet, expr_refs
 
     checked: list[int] = []
     to_gbnf = RuleSet.to_gbnf

@@ -10,14 +10,14 @@ import re
 from functools import lru_cache
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from bench.corpora import JSTS
-from structgen._schema._formats import FORMAT_NAMES, format_regex
-from structgen._schema._regex import parse_regex
-from structgen._schema._rules import RuleSet
-from structgen._schema._strings import StringSpec, json_string_rule, string_matches
+from structgen._schema.automata.regex import parse_regex
+from structgen._schema.gbnf.rules import RuleSet
+from structgen._schema.ir.atoms import StringSpec
+from structgen._schema.strings.formats import FORMAT_NAMES, format_regex
+from structgen._schema.strings.language import json_string_rule, string_matches
 from structgen.testing import accepts
 
 SUITE = JSTS / "draft2020-12" / "optional" / "format"

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from structgen import Grammar, GrammarOptions, UnsupportedSchemaError, json_schema_to_gbnf
-from structgen._schema._options import DEFAULT_MAX_GRAMMAR_BYTES
+from structgen._schema.options import DEFAULT_MAX_GRAMMAR_BYTES
 
 
 def branching(levels: int) -> dict[str, Any]:

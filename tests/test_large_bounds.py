@@ -10,9 +10,10 @@ import pytest
 
 from structgen import Grammar, SchemaError, UnsupportedSchemaError
 from structgen._gbnf import Recognizer
-from structgen._schema import _strings, json_schema_to_gbnf
-from structgen._schema._rules import RuleSet
-from structgen._schema._strings import repeat_expr
+from structgen._schema import json_schema_to_gbnf
+from structgen._schema.gbnf.rules import RuleSet
+from structgen._schema.strings import language as _strings
+from structgen._schema.strings.language import repeat_expr
 from structgen.testing import accepts
 
 HUGE = 10**12

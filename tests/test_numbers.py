@@ -8,14 +8,13 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from structgen._errors import SchemaError, UnsupportedSchemaError
-from structgen._schema._digits import MAX_BOUND_DIGITS, MAX_FRACTION_DIGITS, MAX_INTEGER_DIGITS
-from structgen._schema._integers import integer_bounds, integer_rule
-from structgen._schema._numbers import number_rule
-from structgen._schema._rules import RuleSet
+from structgen._schema.emit.digits import MAX_BOUND_DIGITS, MAX_FRACTION_DIGITS, MAX_INTEGER_DIGITS
+from structgen._schema.emit.integers import integer_bounds, integer_rule
+from structgen._schema.emit.numbers import number_rule
+from structgen._schema.gbnf.rules import RuleSet
 from structgen.testing import accepts
 
 D = Decimal

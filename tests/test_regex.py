@@ -7,16 +7,13 @@ import json
 import pytest
 
 from structgen._errors import SchemaError, UnsupportedSchemaError
-from structgen._schema._charset import (
-    UNIVERSE,
-    CharSet,
-    gbnf_class,
-    hex_expr,
-    json_char_ref,
-    property_charset,
+from structgen._schema.automata.charset import (
+    UNIVERSE, CharSet, gbnf_class, hex_expr, json_char_ref, property_charset,
 )
-from structgen._schema._rules import RuleSet
-from structgen._schema._regex import Alt, Anchor, Chars, Repeat, Seq, length_bounds, parse_regex
+from structgen._schema.automata.regex import (
+    Alt, Anchor, Chars, Repeat, Seq, length_bounds, parse_regex,
+)
+from structgen._schema.gbnf.rules import RuleSet
 from structgen.testing import accepts
 
 

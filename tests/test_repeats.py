@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Iterator
 from enum import Enum
 from typing import Annotated, Literal

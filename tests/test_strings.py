@@ -7,17 +7,20 @@ import random
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from structgen._errors import SchemaError, UnsupportedSchemaError
-from structgen._schema import _automata, _minimize, _regex_dfa, json_schema_to_gbnf
-from structgen._schema._automata import (
+from structgen._schema import json_schema_to_gbnf
+from structgen._schema.automata import (
+    operations as _automata, minimize as _minimize, regex_dfa as _regex_dfa,
+)
+from structgen._schema.automata.operations import (
     complement, exclusion_dfa, finite_dfa, intersect, length_dfa, union_all, without_words,
 )
-from structgen._schema._regex import parse_regex
-from structgen._schema._rules import RuleSet
-from structgen._schema._strings import StringSpec, json_string_rule, repeat_expr, string_matches
+from structgen._schema.automata.regex import parse_regex
+from structgen._schema.gbnf.rules import RuleSet
+from structgen._schema.ir.atoms import StringSpec
+from structgen._schema.strings.language import json_string_rule, repeat_expr, string_matches
 from structgen.testing import accepts
 
 

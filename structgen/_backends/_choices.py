@@ -305,7 +305,7 @@ class JsonCursor:
 
 
 def _pointer(frames: list[_Frame]) -> str:
-    from .._schema._refs import escape_pointer_token
+    from .._pointers import escape_pointer_token
 
     parts = [escape_pointer_token(str(f.at)) for f in frames if f.at is not None]
     return "/" + "/".join(parts) if parts else ""

@@ -32,12 +32,12 @@ from .._backends._seam import (
     Usage,
 )
 from .._errors import IncompleteOutputError, OutputValidationError, RefusalError, ValidatorError
-from .._schema._refs import escape_pointer_token
+from .._pointers import escape_pointer_token
 from ._aio import Done, Exchange, drive, iterate_in_thread
+from ._messages import drain
 from ._output import OutputSpec, Refusal, spec_for, validation_errors
 from ._partial import PartialBuilder
 from ._tool_api import ToolCalling
-from ._messages import drain
 from ._warnings import outside_structgen, warn_looped
 
 T = TypeVar("T")

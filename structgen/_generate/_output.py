@@ -16,7 +16,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from .._backends._choices import ChoiceTable, MemberRules
 from .._backends._seam import Message
-from .._schema._options import SEPARATORS, GrammarOptions
+from .._schema.options import SEPARATORS, GrammarOptions
 from ._choice_table import choice_table, member_rules
 from ._describe import STYLES, DescribeStyle, describe_schema, example_answer
 from ._messages import as_messages
@@ -51,7 +51,7 @@ class OutputOptions:
     """Per-type generation options (set with ``@structured``).
 
     - ``grammar``: options of the JSON Schema → GBNF conversion (whitespace, key order,
-      strictness, ...), see :class:`~structgen._schema._options.GrammarOptions`.
+      strictness, ...), see :class:`~structgen._schema.options.GrammarOptions`.
     - ``describe``: put a compact description of the expected fields in the prompt: a style
       (``"full"``: the JSON shape and the fields' descriptions; ``"shape"``: the shape alone;
       ``"listing"``: one line per field), True for the default style, False for none.

@@ -31,7 +31,7 @@ from .._errors import GrammarError
 from .._gbnf import parse_gbnf
 from .._gbnf._analysis import references_by_rule
 from .._grammar import Grammar
-from .._schema._options import SEPARATORS
+from .._schema.options import SEPARATORS
 from .._tools._grammar import TOOL_GRAMMAR_OPTIONS, call_schema
 from .._tools._tool import Tool
 from ._choice_table import choice_table

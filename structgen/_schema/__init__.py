@@ -1,20 +1,24 @@
 """JSON Schema → GBNF, our own converter.
 
-Pipeline: ``_refs`` indexes the documents ($id, $anchor, pointers, ``refs=``) → ``_normalize``
-turns every schema into a union of typed atoms (``_ir``), one small function per keyword
-(``_keywords`` for type keywords, ``_applicators`` for allOf/anyOf/oneOf/not/if/$ref/...), with
-exact set operations in ``_algebra``/``_complement`` and a small validator (``_validate``) for
-enum filtering → ``_emit`` / ``_emit_objects`` / ``_emit_arrays`` write the rules through
-``_rules.RuleSet``, strings via ``_strings`` and numbers via ``_integers``/``_numbers``.
+The pipeline, one subpackage a stage, each importing only the ones below it::
 
-Policy (see ``docs``): a keyword that changes validity and cannot be enforced exactly raises
-``UnsupportedSchemaError`` with its pointer and keyword (``strict=False``: dropped, one warning).
-Formats that JSON Schema defines are enforced (``regex`` cannot be and raises); custom format
-names are annotations. Key order is the declared order (``prop_order``, ``key_order``).
+    converter ─ options                 entry points, the SchemaConverter and its caches
+      emit        IR → GBNF rules        (emitter, objects, arrays, numbers, integers, digits)
+      normalize   schema → IR            (refs, meta, keywords, applicators, normalizer)
+      algebra     exact set operations   (sets, complement, validate; see algebra.context)
+      strings     string languages       (language, formats, key_trie)
+      ir          the atoms              (atoms: the typed atoms and StringSpec; leaves)
+      automata    charsets, regex, DFA   (charset, regex, dfa, minimize, operations, to_gbnf)
+      gbnf        writing rules          (rules)
+
+Policy (see ``docs/conversion.md``): a keyword that changes validity and cannot be enforced exactly
+raises ``UnsupportedSchemaError`` with its pointer and keyword (``strict=False``: dropped, one
+warning). Formats that JSON Schema defines are enforced (``regex`` cannot be and raises); custom
+format names are annotations. Key order is the declared order (``prop_order``, ``key_order``).
 """
 
 from __future__ import annotations
 
-from ._converter import canonical_json, convert, json_schema_to_gbnf, refusal_json
+from .converter import canonical_json, convert, json_schema_to_gbnf, refusal_json
 
 __all__ = ["canonical_json", "convert", "json_schema_to_gbnf", "refusal_json"]

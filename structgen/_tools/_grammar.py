@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._grammar import Grammar
-from .._schema._options import GrammarOptions
+from .._schema.options import GrammarOptions
 
 if TYPE_CHECKING:
     from ._tool import Tool

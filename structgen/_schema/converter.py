@@ -1,0 +1,191 @@
+"""The conversion entry points: options in, GBNF text out."""
+
+from __future__ import annotations
+
+import gc
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from .._errors import SchemaError, StructgenError, UnsupportedSchemaError
+from .._escapes import gbnf_literal
+from .emit.emitter import Emitter
+from .ir.atoms import Irreducible, StrAtom, StringSpec
+from .normalize.meta import check_meta_schema
+from .normalize.normalizer import Normalizer
+from .normalize.refs import Resolver
+from .options import DEFAULT_MAX_GRAMMAR_BYTES, GrammarOptions
+
+#: Length bounds of the refusal reason.
+REFUSAL_MAX_LENGTH = 500
+
+
+def _load(schema: Any) -> Any:
+    if isinstance(schema, str):
+        try:
+            return json.loads(schema)
+        except ValueError as exc:
+            raise SchemaError(f"the schema is not valid JSON: {exc}") from exc
+    if isinstance(schema, (bool, dict)):
+        return schema  # only ever read: the conversion never writes into schema documents
+    raise TypeError(f"a JSON Schema must be a dict, a bool or a JSON string, not "
+                    f"{type(schema).__name__}")
+
+
+def convert(schema: Any, options: GrammarOptions) -> str:
+    """GBNF text (root rule ``root``) accepting exactly the JSON texts of the schema's instances."""
+    document = _load(schema)
+    if not isinstance(document, (dict, bool)):
+        raise SchemaError("a JSON Schema must be an object or a boolean")
+    with _collector_paused():
+        outcome = _convert_or_explain(document, options)
+    if isinstance(outcome, StructgenError):
+        raise outcome
+    return outcome
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Hold off the cyclic garbage collector while a grammar is built.
+
+    A conversion allocates many short-lived containers and creates no reference cycles (its
+    structures are freed by reference counting), yet those allocations trigger full collections
+    whose cost is proportional to everything else the process holds: with a large heap they
+    took a fifth of the conversion time. The collector is re-enabled on the way out (only if
+    this call disabled it, so nested or concurrent conversions leave it as they found it), and
+    only once the conversion's structures are gone: the collection that re-enabling sets off
+    would otherwise walk all of them, and move them to an older generation just before they die.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _convert_or_explain(document: Any, options: GrammarOptions) -> str | StructgenError:
+    """The grammar, or the typed error to raise once this conversion's structures are gone.
+
+    Raised from here, an error's traceback would hold every frame of the conversion, and so
+    every structure it built, until the caller drops the error; the collector, resumed by then,
+    would walk all of them (a typed refusal is an answer, not a crash: its message names the
+    pointer and the keyword, the frames add nothing).
+    """
+    try:
+        check_meta_schema(document)  # the converter reads keywords as valid: an invalid one is named
+    except SchemaError as exc:
+        return _without_frames(exc)
+    except RecursionError:  # jsonschema's walk is about as deep as ours
+        return UnsupportedSchemaError("the schema nests too deeply to convert", pointer="#")
+    resolver = Resolver(document, options.refs, options.allow_fetch)
+    norm = Normalizer(options, resolver)
+    try:
+        return _convert(document, resolver, norm, options)
+    except Irreducible as exc:
+        # Last resort: an exact set operation failed outside the keyword that asked for it.
+        pointer, keyword = norm.current_keyword()
+        return UnsupportedSchemaError(str(exc), pointer=pointer, keyword=keyword)
+    except RecursionError:
+        pointer, keyword = norm.current_keyword()
+        return UnsupportedSchemaError("the schema nests too deeply to convert", pointer=pointer,
+                                      keyword=keyword)
+    except StructgenError as exc:
+        return _without_frames(exc)
+
+
+def _without_frames(error: StructgenError) -> StructgenError:
+    """``error`` and the errors chained to it, each without its traceback."""
+    link: BaseException | None = error
+    while link is not None:
+        link.__traceback__ = None
+        link = link.__cause__ or link.__context__
+    return error
+
+
+def _convert(document: Any, resolver: Resolver, norm: Normalizer, options: GrammarOptions
+             ) -> str:
+    ir = norm.value_schema(document, resolver.root_base, "#")
+    emitter = Emitter(norm, options)
+    emitter.rules.reserve("root")
+    if options.raw_pattern and len(ir) == 1 and isinstance(ir[0], StrAtom):
+        expr = emitter.string(ir[0].spec, "root-string", "#", raw=True)
+    else:
+        expr = emitter.emit(ir, "root-value", "#") if ir else None
+    if expr is None:
+        raise SchemaError("the schema accepts no value", pointer="#")
+    if options.refusal:
+        expr = f"{expr} | {refusal_rule(emitter)}"
+    emitter.rules.define("root", emitter.rules.unaliased(expr))
+    gbnf = emitter.rules.to_gbnf("root")
+    check_grammar_budget(gbnf, options.max_grammar_bytes)
+    norm.warn_dropped()
+    return gbnf
+
+
+def check_grammar_budget(gbnf: str, max_bytes: int | None) -> None:
+    """Refuse a grammar over the size budget before llama.cpp ever loads it."""
+    if max_bytes is None or len(gbnf) <= max_bytes // 4:  # at most 4 UTF-8 bytes a character
+        return
+    size = len(gbnf.encode("utf-8"))
+    if size > max_bytes:
+        raise UnsupportedSchemaError(
+            f"the grammar would be {size:,} bytes, over the budget of {max_bytes:,} "
+            "(max_grammar_bytes; None lifts it): llama.cpp's time to load and copy a grammar "
+            "grows with its size", pointer="#")
+
+
+def refusal_rule(emitter: Emitter) -> str:
+    reason = emitter.string(StringSpec(min_length=1, max_length=REFUSAL_MAX_LENGTH),
+                            "refusal-reason", "#")
+    body = f'{emitter.open_obj} {gbnf_literal(json.dumps("refusal"))} {emitter.colon} {reason}' \
+           f' {emitter.tail} "}}"'
+    return emitter.rules.add("refusal", " ".join(body.split()))
+
+
+def refusal_json(reason: str, whitespace: str = "compact") -> str:
+    """The text of the refusal alternative for ``reason``."""
+    return canonical_json({"refusal": reason}, whitespace)
+
+
+def canonical_json(value: Any, whitespace: str = "compact") -> str:
+    """The exact text the grammar accepts for ``value`` (``json.dumps`` with the mode's separators)."""
+    if whitespace == "minified":
+        return json.dumps(value, separators=(",", ":"))
+    if whitespace in ("compact", "flexible"):
+        return json.dumps(value)
+    raise ValueError(f"whitespace must be 'compact', 'minified' or 'flexible', not {whitespace!r}")
+
+
+def json_schema_to_gbnf(
+    schema: dict[str, Any] | str | bool,
+    *,
+    prop_order: Sequence[str] | None = None,
+    allow_fetch: bool = False,
+    dotall: bool = False,
+    raw_pattern: bool = False,
+    whitespace: str = "compact",
+    strict: bool = True,
+    refs: Mapping[str, Any] | None = None,
+    refusal: bool = False,
+    key_order: str = "declared",
+    additional_properties: bool | None = None,
+    max_string_length: int | None = None,
+    integer_zero_fraction: bool = True,
+    max_grammar_bytes: int | None = DEFAULT_MAX_GRAMMAR_BYTES,
+) -> str:
+    """Convert a JSON Schema (dict, bool or JSON text) to GBNF whose root rule is ``root``."""
+    if not isinstance(schema, (dict, str, bool)):
+        raise TypeError(f"a JSON Schema must be a dict, a bool or a JSON string, not "
+                        f"{type(schema).__name__}")
+    options = GrammarOptions(
+        prop_order=tuple(prop_order or ()), key_order=key_order,  # type: ignore[arg-type]
+        whitespace=whitespace,  # type: ignore[arg-type]
+        strict=strict, dotall=dotall, raw_pattern=raw_pattern, refs=dict(refs or {}),
+        allow_fetch=allow_fetch, refusal=refusal, additional_properties=additional_properties,
+        max_string_length=max_string_length, integer_zero_fraction=integer_zero_fraction,
+        max_grammar_bytes=max_grammar_bytes)
+    return convert(schema, options)

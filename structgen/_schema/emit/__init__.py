@@ -1,0 +1,1 @@
+"""IR → GBNF: the emitter (``emitter``) with objects, arrays and numbers in their own modules."""

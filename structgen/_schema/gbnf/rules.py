@@ -1,0 +1,219 @@
+"""A registry of GBNF rules under construction: unique names, shared bodies, forward references."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from ..._escapes import MAX_GROUP_DEPTH
+
+_INVALID_NAME_CHARS = re.compile(r"[^a-zA-Z0-9-]+")
+_RULE_NAME = re.compile(r"[a-zA-Z0-9-]+")
+# A body's tokens: literals and classes (skipped), or a bare word that may name a rule.
+# Possessive runs: a literal or class never needs backtracking, and scanning every body of every
+# grammar for reachability is a visible part of the conversion time.
+_REF = re.compile(r'"(?:[^"\\]++|\\.)*+"|\[(?:[^\]\\]++|\\.)*+\]|([a-zA-Z0-9-]+)')
+# A body's parentheses, literals and classes skipped; and its text that is not a parenthesis.
+_PAREN = re.compile(r'"(?:[^"\\]++|\\.)*+"|\[(?:[^\]\\]++|\\.)*+\]|([()])')
+_NOT_PAREN = re.compile(r'"(?:[^"\\]++|\\.)*+"|\[(?:[^\]\\]++|\\.)*+\]|[^()"\[]++')
+
+
+#: Names that ``add_named`` defines with a fixed body: ``ws``, and the character rules
+#: (``char``, ``char-...``, ``chars-...``: see ``_charset.char_rule_name``), whose names say
+#: what they match so that text using them is the same in every grammar. Generated names keep
+#: out, so a definition called "char" cannot stand in for a character rule.
+FIXED_NAMES = frozenset({"ws", "char"})
+_FIXED_PREFIXES = ("char-", "chars-")
+#: Names other engines read otherwise: xgrammar reads ``true``/``false`` as booleans,
+#: llguidance renames ``root`` to ``start`` (names are lower case: xgrammar's macros, ``Regex``,
+#: ``Token``..., cannot be taken).
+_RESERVED_ELSEWHERE = frozenset({"true", "false", "start"})
+
+
+@lru_cache(maxsize=65536)
+def rule_name_hint(text: str) -> str:
+    """A valid GBNF rule name derived from arbitrary text (property names, titles...), outside
+    the fixed names."""
+    name = _INVALID_NAME_CHARS.sub("-", text).strip("-").lower()
+    name = name[:40].rstrip("-") or "r"
+    # A leading digit: xgrammar and llguidance want a letter first (and digits alone would
+    # read like the counts of ``x{2,16}`` to the reachability scan).
+    fixed = (name in FIXED_NAMES or name.startswith(_FIXED_PREFIXES) or name[0].isdigit()
+             or name in _RESERVED_ELSEWHERE)
+    return f"def-{name}" if fixed else name
+
+
+class RuleSet:
+    """Rules by name. Equal bodies share one rule, so repeated sub-schemas cost nothing.
+
+    ``reserve`` hands out a name before its body is known, for recursion through ``$ref``;
+    ``define`` fills it in later.
+    """
+
+    def __init__(self) -> None:
+        self._bodies: dict[str, str | None] = {}
+        self._by_body: dict[str, str] = {}
+        #: The names a body refers to, where the caller knew them: the reachability walk then
+        #: need not scan that body's text (state machines and key tries are most of it).
+        self._refs: dict[str, tuple[str, ...]] = {}
+        self._next_suffix: dict[str, int] = {}
+        #: Per-grammar caches of other modules (string rules, character references), keyed by
+        #: a tuple whose first item names the cache. An entry may only hold what asking again
+        #: would return: rules are shared by body, so asking again adds nothing.
+        self.memo: dict[tuple[Any, ...], Any] = {}
+        #: The rules made of groups nested too deep (in order, see ``_shallow``).
+        self._hoisted: dict[str, None] = {}
+
+    def _fresh(self, hint: str) -> str:
+        base = rule_name_hint(hint)
+        name, n = base, self._next_suffix.get(base, 1)
+        if n > 1:
+            name = f"{base}-{n}"
+        while name in self._bodies:  # a suffixed name may clash with another hint's base
+            n += 1
+            name = f"{base}-{n}"
+        self._next_suffix[base] = n + 1
+        return name
+
+    def add(self, hint: str, body: str, refs: tuple[str, ...] | None = None) -> str:
+        """Return the name of a rule with this body, creating it if no rule has it yet.
+        ``refs``, if given, are all the rule names ``body`` uses (see ``expr_refs``)."""
+        existing = self._by_body.get(body)
+        if existing is not None:
+            return existing
+        name = self._fresh(hint)
+        self._bodies[name] = body
+        self._by_body[body] = name
+        if refs is not None:
+            self._refs[name] = refs
+        return name
+
+    def add_named(self, name: str, body: str, refs: tuple[str, ...] | None = None) -> str:
+        """Define a rule under exactly ``name`` (a fixed name, see ``FIXED_NAMES``, or one that
+        nothing else can have taken yet); idempotent. ``refs`` as for ``add``."""
+        current = self._bodies.get(name)
+        if current is None:
+            self._bodies[name] = body
+            self._by_body.setdefault(body, name)
+            if refs is not None:
+                self._refs[name] = refs
+        elif current != body:
+            raise ValueError(f"rule {name!r} already defined with another body")
+        return name
+
+    def unaliased(self, expr: str) -> str:
+        """``expr``, or the body of the rule it merely names: ``name ::= other-rule`` would only
+        add a hop."""
+        if _RULE_NAME.fullmatch(expr):
+            return self._bodies.get(expr) or expr
+        return expr
+
+    def reserve(self, hint: str) -> str:
+        name = self._fresh(hint)
+        self._bodies[name] = None
+        return name
+
+    def define(self, name: str, body: str, refs: tuple[str, ...] | None = None) -> None:
+        if self._bodies.get(name, "") is not None:
+            raise ValueError(f"rule {name!r} was not reserved or is already defined")
+        self._bodies[name] = body
+        self._by_body.setdefault(body, name)
+        if refs is not None:
+            self._refs[name] = refs
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._bodies
+
+    def body(self, name: str) -> str | None:
+        return self._bodies.get(name)
+
+    def to_gbnf(self, root: str = "root") -> str:
+        """The grammar text: ``root`` first, then the other rules by name, unused ones dropped."""
+        missing = [n for n, b in self._bodies.items() if b is None]
+        if missing:
+            raise ValueError(f"rules reserved but never defined: {missing}")
+        reachable = self._reachable(root)
+        # In order (the set's is not stable), so that hoisted groups get the same names each time.
+        bodies = {name: self._shallow(name) for name in [root, *sorted(reachable - {root})]}
+        # Hoisting may share a body with a rule outside ``reachable``; it is emitted too.
+        todo = [n for n in self._hoisted if n not in bodies]
+        while todo:
+            name = todo.pop()
+            bodies[name] = self._shallow(name)
+            todo += [n for n in self._hoisted if n not in bodies and n not in todo]
+        lines = [f"{root} ::= {bodies.pop(root)}"]
+        lines += [f"{n} ::= {bodies[n]}" for n in sorted(bodies)]
+        return "\n".join(lines) + "\n"
+
+    def _shallow(self, name: str) -> str:
+        """The body of ``name`` with its groups nested at most ``MAX_GROUP_DEPTH`` deep: a group
+        deeper than that becomes a rule of its own (llama.cpp makes a rule of every group
+        anyway, so it parses the same grammar)."""
+        body = self._bodies[name] or ""
+        if body.count("(") <= MAX_GROUP_DEPTH or not _too_deep(body):
+            return body
+        pieces = split_deep_groups(body)
+        if len(pieces) == 1:
+            return body
+        # Even pieces are the body's own text, odd ones the groups that go.
+        return "".join(p if i % 2 == 0 else self._hoist(name, p) for i, p in enumerate(pieces))
+
+    def _hoist(self, parent: str, body: str) -> str:
+        """A rule for a group's ``body``, or the rule that already has it."""
+        name = self.add(f"{parent}-nest", body)
+        self._hoisted.setdefault(name, None)
+        return name
+
+    def _reachable(self, root: str) -> set[str]:
+        seen = {root}
+        todo = [root]
+        bodies, known = self._bodies, self._refs
+        while todo:
+            name = todo.pop()
+            refs = known.get(name)
+            for ref in expr_refs(bodies[name] or "") if refs is None else refs:
+                if ref not in seen and ref in bodies:
+                    seen.add(ref)
+                    todo.append(ref)
+        return seen
+
+
+def _too_deep(body: str) -> bool:
+    """Whether groups nest more than ``MAX_GROUP_DEPTH`` deep in ``body``: its parentheses alone,
+    less one level per pass (the innermost pairs), leave some after that many passes."""
+    parens = _NOT_PAREN.sub("", body)
+    for _ in range(MAX_GROUP_DEPTH):
+        parens = parens.replace("()", "")
+        if not parens:
+            return False
+    return True
+
+
+@lru_cache(maxsize=65536)
+def split_deep_groups(body: str) -> tuple[str, ...]:
+    """``body`` cut around its groups that open ``MAX_GROUP_DEPTH`` groups deep: its text and
+    each such group's content, alternately (``(body,)`` when there is none). Cached: the same
+    deep bodies (number ranges) recur across grammars."""
+    pieces, depth, start, last = [], 0, 0, 0
+    for match in _PAREN.finditer(body):
+        paren = match.group(1)
+        if paren == "(":
+            depth += 1
+            if depth == MAX_GROUP_DEPTH + 1:
+                start = match.start()
+        elif paren == ")":
+            if depth == MAX_GROUP_DEPTH + 1:
+                pieces += [body[last:start], body[start + 1:match.start()].strip()]
+                last = match.end()
+            depth -= 1
+    return (*pieces, body[last:])
+
+
+@lru_cache(maxsize=65536)
+def expr_refs(body: str) -> tuple[str, ...]:
+    """The distinct bare words of an expression, in order: the rule names it may use. Cached
+    because the same bodies (character classes, shared sub-rules) recur across many grammars."""
+    words = dict.fromkeys(_REF.findall(body))
+    words.pop("", None)  # literals and classes match with an empty group
+    return tuple(words)

@@ -1,0 +1,200 @@
+"""Any string but a few names (an undeclared property key), straight from the trie of the names.
+
+At each trie node a key may end (unless a name ends there), follow a child, or leave the trie with
+any other character and then continue with anything at all. The same name sets recur across
+grammars, and a JSON trie's text names its character rules by what they match (``char-but-i``),
+so that text is made once per name set and only its rules are added to each grammar.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from functools import lru_cache, partial
+
+from ..automata.charset import UNIVERSE, CharSet, NamedRule, json_char_parts, json_char_ref
+from ..gbnf.rules import RuleSet, expr_refs
+
+#: Trie depth from which a node's alternatives become a rule of their own.
+_INLINE_DEPTH = 24
+#: Name sets with more characters than this are written afresh each time (the cache keeps up
+#: to CACHED_TRIES of them, and their text grows with them).
+MAX_CACHED_CHARS = 2000
+CACHED_TRIES = 1024
+CharSetRef = Callable[[CharSet], str]
+Trie = dict[str, "Trie"]  # child per character; the key "" marks the end of a word
+#: The end of a JSON string, and the rule for the rest of a key that has left the trie.
+QUOTE = '"\\""'
+_JSON_REST = ("char-rest", f"char* {QUOTE}", ("char",))
+
+
+@lru_cache(maxsize=1)
+def _json_rest_rules() -> tuple[NamedRule, ...]:
+    """The rest rule and the character rules it uses."""
+    _, char_rules = json_char_parts(UNIVERSE.ranges)
+    return (_JSON_REST, *char_rules)
+
+
+def json_exclusion_body(words: list[str], rules: RuleSet, hint: str
+                        ) -> tuple[str, tuple[str, ...]]:
+    """Any JSON string body but ``words``, closing quote included; also the rule names the text
+    uses (for ``RuleSet.add``: the reachability walk need not scan the text)."""
+    if max(map(len, words)) >= _INLINE_DEPTH or sum(map(len, words)) > MAX_CACHED_CHARS:
+        # Deep nodes become rules of this grammar; huge sets stay uncached.
+        for rule in _json_rest_rules():
+            rules.add_named(*rule)
+        writer = _TrieWriter(rules, hint, partial(json_char_ref, rules), QUOTE, _JSON_REST[0])
+        return writer.body(_trie(words), 0), writer.names()
+    text, names, needed = _json_trie(tuple(words))
+    for rule in needed:
+        rules.add_named(*rule)
+    return text, names
+
+
+def exclusion_body(words: list[str], rules: RuleSet, hint: str, char: CharSetRef
+                   ) -> tuple[str, tuple[str, ...]]:
+    """Any string but ``words`` as bare characters (the raw-pattern mode), with the rule names
+    the text uses."""
+    rest = rules.add(f"{hint}-rest", f"{char(UNIVERSE)}*")
+    writer = _TrieWriter(rules, hint, char, "", rest)
+    return writer.body(_trie(words), 0), writer.names()
+
+
+def _trie(words: list[str]) -> Trie:
+    trie: Trie = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}  # marks the end of a word
+    return trie
+
+
+@lru_cache(maxsize=CACHED_TRIES)
+def _json_trie(words: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[NamedRule, ...]]:
+    """A shallow JSON trie's text, the rule names it uses, and every rule it needs defined."""
+    writer = _JsonTrieText()
+    text = writer.body(_trie(list(words)), 0)
+    return text, tuple(writer.direct), tuple(writer.needed.values())
+
+
+class _TrieBody(ABC):
+    """The alternatives of each trie node (a class, not closures: a recursive closure is a
+    reference cycle that only the cyclic garbage collector frees). Subclasses say what stands
+    for a character reference and for a node deep enough to be a rule."""
+
+    final = ""
+    rest = ""
+
+    @abstractmethod
+    def ref(self, key: str) -> str:
+        """A character reference: ``key`` itself, or every character but those after ``^``."""
+
+    @abstractmethod
+    def deep(self, sub: str) -> str:
+        """The body of a node at depth ``_INLINE_DEPTH`` or more, as a rule reference."""
+
+    def body(self, node: Trie, depth: int) -> str:
+        # Below the branching prefix most nodes lead on to a single child: walk such chains in a
+        # loop, asking for the references in the order the recursion would (the "any other
+        # character" set on the way down, the character itself on the way up).
+        final, rest, ref = self.final, self.rest, self.ref
+        chain: list[tuple[str, int, str]] = []
+        while len(node) == 1:
+            (c,) = node
+            if not c:
+                break  # the end of a word, nothing after it
+            chain.append((c, depth, f"{final} | {ref('^' + c)} {rest}"))
+            node = node[c]
+            depth += 1
+        text = self._branches(node, depth)
+        for c, at, head in reversed(chain):
+            sub = self._nested(text, at)  # before ref(c): a deep node's rule comes first
+            text = f"{head} | {ref(c)} {sub}"
+        return text
+
+    def _branches(self, node: Trie, depth: int) -> str:
+        keys = sorted(node)  # "" (the end of a word) sorts first
+        if keys and keys[0] == "":
+            alts = []
+            del keys[0]
+        else:
+            alts = [self.final]
+        ref = self.ref
+        alts.append(f"{ref('^' + ''.join(keys))} {self.rest}")
+        for c in keys:
+            sub = self._nested(self.body(node[c], depth + 1), depth)
+            alts.append(f"{ref(c)} {sub}")
+        return " | ".join(alts)
+
+    def _nested(self, sub: str, depth: int) -> str:
+        """A child's text as one item after its parent's character (the parent at ``depth``)."""
+        if depth >= _INLINE_DEPTH:
+            return self.deep(sub)
+        return f"({sub})" if " | " in sub else sub
+
+
+class _TrieWriter(_TrieBody):
+    """A trie's text with its rules added to ``rules``."""
+
+    def __init__(self, rules: RuleSet, hint: str, char: CharSetRef, final: str, rest: str
+                 ) -> None:
+        self.rules, self.hint, self.char, self.final, self.rest = rules, hint, char, final, rest
+        self.refs: dict[str, str] = {}
+        #: The references written into the text (rule names or inline groups; ``final`` is a
+        #: literal), read for the rule names they hold once the text is done.
+        self.used = {rest}
+
+    def ref(self, key: str) -> str:
+        found = self.refs.get(key)
+        if found is None:
+            found = self.refs[key] = self.char(_key_charset(key))
+        self.used.add(found)
+        return found
+
+    def deep(self, sub: str) -> str:
+        name = self.rules.add(f"{self.hint}-k", sub)
+        self.used.add(name)
+        return name
+
+    def names(self) -> tuple[str, ...]:
+        return tuple({name for value in self.used for name in expr_refs(value)})
+
+
+class _JsonTrieText(_TrieBody):
+    """A shallow JSON trie's text, collecting the character rules it needs (``_json_trie``)."""
+
+    final = QUOTE
+    rest = _JSON_REST[0]
+
+    def __init__(self) -> None:
+        self.refs: dict[str, str] = {}
+        self.direct: dict[str, None] = {self.rest: None}
+        self.needed: dict[str, NamedRule] = {rule[0]: rule for rule in _json_rest_rules()}
+
+    def ref(self, key: str) -> str:
+        found = self.refs.get(key)
+        if found is None:
+            found, needed = _json_key_ref(key)
+            self.refs[key] = found
+            if needed:  # ``found`` names the first of them
+                self.direct[found] = None
+                for rule in needed:
+                    self.needed.setdefault(rule[0], rule)
+        return found
+
+    def deep(self, sub: str) -> str:
+        raise ValueError("only tries shallower than _INLINE_DEPTH are cached")
+
+
+@lru_cache(maxsize=16384)
+def _json_key_ref(key: str) -> tuple[str, tuple[NamedRule, ...]]:
+    """A JSON trie edge's reference and the rules it needs (``json_char_parts``), in one
+    lookup."""
+    return json_char_parts(_key_charset(key).ranges)
+
+
+@lru_cache(maxsize=16384)
+def _key_charset(key: str) -> CharSet:
+    """A trie edge's characters: ``key`` itself, or every character but those after a ``^``."""
+    return UNIVERSE - CharSet.chars(key[1:]) if key.startswith("^") else CharSet.chars(key)
