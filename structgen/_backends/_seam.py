@@ -183,10 +183,10 @@ Event = Union[TextDelta, Completion]
 
 @runtime_checkable
 class Backend(Protocol):
-    """The one-method seam between ``generate`` and a model.
+    """The seam between ``generate`` and a model: ``complete`` and ``close``.
 
     ``complete`` yields the answer as :class:`TextDelta` events and ends with exactly one
-    :class:`Completion`. Errors of the underlying library are raised as ``BackendError``.
+    :class:`Completion`; ``close`` frees what the backend holds (a model, connections). Errors of the underlying library are raised as ``BackendError``.
     Implementations must be safe to call from several threads.
     """
 

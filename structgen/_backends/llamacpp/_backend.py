@@ -89,8 +89,8 @@ class LlamaCppBackend:
         Threads as llama-cpp-python sets them: single tokens on half the CPUs, batches (the
         prompt, forced text, guesses) on all of them. A given ``n_threads`` applies to batches
         too unless ``n_threads_batch`` says otherwise. llama.cpp's threads spin at every
-        barrier, so on a machine busy with other work, fewer batch threads are faster
-        (measured here: up to 17x slower batches with 2 threads while both cores were busy).
+        barrier, so on a machine busy with other work, fewer batch threads are faster (see
+        docs/benchmarks.md, "Generation").
         """
         path = default_model_path() if model_path is None else check_model_file(model_path)
         _checked_lookahead(lookahead)  # before the slow load, not after
