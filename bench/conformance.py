@@ -52,7 +52,7 @@ POLL_SECONDS = 0.2
 
 def _worker_main(conn: Connection) -> None:
     from structgen import GrammarError
-    from structgen._native import native_vocab
+    from structgen._backends.llamacpp._native import native_vocab
 
     vocab = native_vocab()
     steps = VocabSteps(vocab)
@@ -90,9 +90,9 @@ class VocabSteps:
         import ctypes
 
         self.vocab = vocab
-        lib = vocab._llama
+        lib = vocab.tables.lib
         self.lib = lib
-        self.n = lib.llama_vocab_n_tokens(vocab.vocab)
+        self.n = vocab.tables.n_vocab
         self.cells = (lib.llama_token_data * self.n)()
         self.array = lib.llama_token_data_array(
             data=ctypes.cast(self.cells, ctypes.POINTER(lib.llama_token_data)), size=self.n,
@@ -107,20 +107,20 @@ class VocabSteps:
         lib = self.lib
         tokens = self.vocab.tokenize(text) if text else []
         cuts = sorted({len(tokens) * i // self.STEP_POINTS for i in range(self.STEP_POINTS)})
-        sampler = lib.llama_sampler_clone(self.vocab._compile(gbnf, "root"))
+        state = self.vocab.grammars.get(gbnf, "root").new_state()
         spent, fed = 0.0, 0
         try:
             for cut in cuts:
-                for token in tokens[fed:cut]:
-                    lib.llama_sampler_accept(sampler, token)
+                state.accept_prefix(tokens[fed:cut])  # an accepted instance: all of them
                 fed = cut
                 self.memmove(self.cells, self.fresh, self.size)
                 self.array.size, self.array.selected, self.array.sorted = self.n, -1, False
                 t0 = time.process_time()
-                lib.llama_sampler_apply(sampler, self.byref(self.array))
+                # The bare native call, as before: GrammarState.mask adds numpy copies.
+                lib.llama_sampler_apply(state._sampler, self.byref(self.array))
                 spent += time.process_time() - t0
         finally:
-            lib.llama_sampler_free(sampler)
+            state.close()
         return spent / len(cuts)
 
 

@@ -32,9 +32,10 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from structgen._backends._seam import Usage  # noqa: E402
 from structgen._generate import LLM  # noqa: E402
 from structgen._generate._output import spec_for  # noqa: E402
-from structgen._generate._types import Usage, as_messages  # noqa: E402
+from structgen._generate._messages import as_messages  # noqa: E402
 
 
 class Address(BaseModel):

@@ -47,7 +47,7 @@ class LlamaCpp:
     """llama.cpp's grammar sampler over the default model's vocabulary (the reference)."""
 
     def __init__(self) -> None:
-        from structgen._native import native_vocab
+        from structgen._backends.llamacpp._native import native_vocab
 
         self.vocab = native_vocab()
 

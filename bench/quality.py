@@ -642,7 +642,7 @@ def _serve(path: str, threads: int, max_tokens: int, limit: int | None, sources:
         from llama_cpp.llama_grammar import LlamaGrammar
 
         from structgen import LLM, StructgenError, structured
-        from structgen._generate._types import as_messages
+        from structgen._generate._messages import as_messages
 
         llama: Any = llama_cpp.Llama(path, n_ctx=4096, n_threads=threads, n_threads_batch=threads,
                                      seed=0, verbose=False)

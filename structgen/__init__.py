@@ -32,22 +32,18 @@ from ._errors import (
     UnsupportedSchemaError,
     ValidatorError,
 )
-from ._generate import (
-    LLM,
+from ._backends._seam import (
     Backend,
     Completion,
     CompletionRequest,
-    LlamaCppBackend,
-    LlamaServerBackend,
     Message,
-    Refusal,
-    Result,
     SamplingSettings,
     TextDelta,
     Usage,
-    structured,
 )
-from ._generate._openai import OpenAICompatibleBackend
+from ._backends.llamacpp import LlamaCppBackend
+from ._backends.server import LlamaServerBackend, OpenAICompatibleBackend
+from ._generate import LLM, Refusal, Result, structured
 from ._grammar import Grammar
 from ._model_path import default_model_path
 from ._schema import json_schema_to_gbnf

@@ -320,11 +320,11 @@ def _extract_llm(args: argparse.Namespace) -> Any:
     api_key = os.environ.get(args.api_key_env) or None
     backend: Any
     if args.engine == "llama-server":
-        from ._generate import LlamaServerBackend
+        from ._backends.server import LlamaServerBackend
 
         backend = LlamaServerBackend(args.backend, api_key=api_key)
     else:
-        from ._generate._openai import OpenAICompatibleBackend
+        from ._backends.server import OpenAICompatibleBackend
 
         engine: Any = "llama-server" if args.engine == "openai" else args.engine
         backend = OpenAICompatibleBackend(args.backend, engine=engine, model=args.served_model,

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from ._backends._seam import DEFAULT_SAMPLING
 from ._errors import BackendError, GenerationError
 
 __all__ = [
@@ -86,7 +87,7 @@ class ExtractJob:
     retry_errors: bool = False
     max_tokens: int | None = None
     max_retries: int | None = None
-    temperature: float = 0.0
+    temperature: float = DEFAULT_SAMPLING.temperature
     seed: int | None = None
 
     def __post_init__(self) -> None:

@@ -12,8 +12,8 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from ._generate._scripted import ScriptedBackend
-from ._native import Verdict, native_vocab
+from ._backends._scripted import ScriptedBackend
+from ._backends.llamacpp._native import Verdict, native_vocab
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy

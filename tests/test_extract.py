@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field
 import structgen as sg
 from structgen import _extract as ex
 from structgen._cli import main
-from structgen._generate._types import Completion, CompletionRequest, TextDelta, Usage
+from structgen._backends._seam import Completion, CompletionRequest, TextDelta, Usage
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -27,7 +27,7 @@ from structgen._gbnf import (
     parse_gbnf,
 )
 from structgen._gbnf._samples import Sampler, gbnf_samples, random_derivation
-from structgen._native import native_vocab
+from structgen._backends.llamacpp._native import native_vocab
 from structgen.testing import accepts, check
 
 CORPUS = GBNF_EXAMPLES

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, field_validator
 from typing_extensions import TypedDict
 
 import structgen as sg
-from structgen._generate._choices import REFUSAL_CUES
+from structgen._generate._choice_table import REFUSAL_CUES
 from structgen._errors import (
     IncompleteOutputError,
     ModelNotFoundError,

@@ -8,11 +8,13 @@ import numpy as np
 import pytest
 from pydantic import BaseModel, Field
 
-from structgen._generate._choices import REFUSAL_CUES, Alternative, JsonCursor, choice_table
+from structgen._backends._choices import Alternative, JsonCursor
+from structgen._backends._seam import Message, SamplingSettings, Usage
+from structgen._backends.llamacpp._lookup import MAX_MATCH, DraftPolicy, lookup_draft
+from structgen._backends.llamacpp._sampling import TokenPicker, log_softmax
+from structgen._generate._choice_table import REFUSAL_CUES, choice_table
 from structgen._generate._describe import describe_schema, example_answer
-from structgen._generate._lookup import MAX_MATCH, DraftPolicy, lookup_draft
-from structgen._generate._sampling import TokenPicker, log_softmax
-from structgen._generate._types import Message, SamplingSettings, Usage, as_messages
+from structgen._generate._messages import as_messages
 
 COMPACT = (", ", ": ")
 

@@ -291,8 +291,26 @@ def test_an_answer_the_grammar_does_not_allow_is_an_error() -> None:
 
 # -- retries ---------------------------------------------------------------------------------
 
+DRIVERS = ("blocking", "asyncio")
 
-def test_a_503_is_retried_and_other_errors_are_not() -> None:
+
+def _run(backend: sg.OpenAICompatibleBackend, driver: str) -> list[Any]:
+    """The events of one request, sent through the blocking or the asyncio calls (each has its
+    own driver of the one retry policy)."""
+    if driver == "blocking":
+        return list(backend.complete(_request()))
+
+    async def collect() -> list[Any]:
+        try:
+            return [event async for event in backend.acomplete(_request())]
+        finally:
+            await backend.aclose()
+
+    return asyncio.run(collect())
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_a_503_is_retried_and_other_errors_are_not(driver: str) -> None:
     calls: list[int] = []
 
     def busy_once(request: httpx.Request) -> httpx.Response:
@@ -301,11 +319,11 @@ def test_a_503_is_retried_and_other_errors_are_not() -> None:
             return httpx.Response(503, json={"error": {"message": "Loading model"}})
         return _answering()(request)
 
-    assert list(_openai(busy_once, retries=1).complete(_request()))[-1].text == ANSWER  # type: ignore[union-attr]
+    assert _run(_openai(busy_once, retries=1), driver)[-1].text == ANSWER
     assert len(calls) == 2
     calls.clear()
     with pytest.raises(BackendError, match="Loading model") as caught:
-        list(_openai(busy_once, retries=0).complete(_request()))
+        _run(_openai(busy_once, retries=0), driver)
     assert caught.value.status == 503 and len(calls) == 1
 
     def broken(request: httpx.Request) -> httpx.Response:
@@ -314,11 +332,12 @@ def test_a_503_is_retried_and_other_errors_are_not() -> None:
 
     calls.clear()
     with pytest.raises(BackendError, match="internal"):
-        list(_openai(broken, retries=3).complete(_request()))
+        _run(_openai(broken, retries=3), driver)
     assert len(calls) == 1  # the server may have run it: not sent twice
 
 
-def test_a_connection_error_is_retried_then_reported() -> None:
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_a_connection_error_is_retried_then_reported(driver: str) -> None:
     attempts: list[int] = []
 
     def unreachable(request: httpx.Request) -> httpx.Response:
@@ -327,10 +346,10 @@ def test_a_connection_error_is_retried_then_reported() -> None:
             raise httpx.ConnectError("connection refused", request=request)
         return _answering()(request)
 
-    assert list(_openai(unreachable, retries=2).complete(_request()))[-1].text == ANSWER  # type: ignore[union-attr]
+    assert _run(_openai(unreachable, retries=2), driver)[-1].text == ANSWER
     attempts.clear()
     with pytest.raises(BackendError, match="cannot reach the llama.cpp server .* \\(2 tries\\)") as caught:
-        list(_openai(unreachable, retries=1).complete(_request()))
+        _run(_openai(unreachable, retries=1), driver)
     assert len(attempts) == 2 and caught.value.status is None
 
 
@@ -495,7 +514,7 @@ async def test_a_validator_retry_runs_natively_too() -> None:
 
 
 def test_the_backends_are_async_backends_and_close_cleanly() -> None:
-    from structgen._generate._types import AsyncBackend
+    from structgen._backends._seam import AsyncBackend
 
     backend = _openai(_answering())
     assert isinstance(backend, AsyncBackend) and isinstance(backend, sg.Backend)

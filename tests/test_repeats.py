@@ -11,8 +11,9 @@ import pytest
 from pydantic import BaseModel, Field, TypeAdapter
 
 import structgen as sg
-from structgen._generate._choices import JsonCursor, MemberRules, member_rules
-from structgen._generate._repeats import MAX_PERIOD, MIN_REPEATS, MIN_RUN, LoopDetector
+from structgen._backends._choices import JsonCursor, MemberRules
+from structgen._backends.llamacpp._repeats import MAX_PERIOD, MIN_REPEATS, MIN_RUN, LoopDetector
+from structgen._generate._choice_table import member_rules
 
 # -- the cursor: which text would write a member twice ------------------------------------------
 

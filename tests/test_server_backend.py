@@ -26,7 +26,7 @@ from pydantic import BaseModel
 
 import structgen as sg
 from structgen._errors import BackendError, GrammarError, IncompleteOutputError
-from structgen._generate._types import Completion, CompletionRequest, Message
+from structgen._backends._seam import Completion, CompletionRequest, Message
 
 pytestmark = pytest.mark.model
 

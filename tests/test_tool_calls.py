@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel, field_validator
 
 import structgen as sg
-from structgen._generate._types import CompletionRequest, Message, TextDelta
+from structgen._backends._seam import CompletionRequest, Message, TextDelta
 
 pytestmark = pytest.mark.model
 

@@ -6,8 +6,8 @@ from typing import Literal
 
 import structgen as sg
 from structgen._tools._tool import as_tools
+from structgen._backends._seam import Message
 from structgen._generate._tool_decision import canonical, grounded, relevant_tools
-from structgen._generate._types import Message
 from structgen._tools._calls import ToolCall
 
 

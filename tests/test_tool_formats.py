@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 import structgen as sg
-from structgen._generate._template import ChatTemplate
+from structgen._backends._seam import Message
+from structgen._backends.llamacpp._template import ChatTemplate
 from structgen._generate._tool_formats import format_for
-from structgen._generate._types import Message
 
 pytestmark = pytest.mark.model
 ROOT = Path(__file__).resolve().parents[1]

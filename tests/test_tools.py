@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 import structgen as sg
 from bench.corpora import SHARED
+from structgen._backends.llamacpp._native import native_vocab
 from structgen._generate._tool_formats import JSON_FORMAT
-from structgen._native import native_vocab
 from structgen._tools import as_tool, as_tools
 from structgen._tools._grammar import call_schema
 

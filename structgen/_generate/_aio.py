@@ -16,7 +16,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, 
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
-from ._types import AsyncBackend, Completion, CompletionRequest, TextDelta
+from .._backends._seam import AsyncBackend, Completion, CompletionRequest, TextDelta
 
 _DONE = object()
 _NO_SKIP = object()

@@ -1,7 +1,7 @@
 """``structgen.LLM``: typed generation — ``llm.generate(Model, prompt) -> Model``.
 
 The LLM knows output types, prompts, retries and errors; the model itself sits behind a
-:class:`~structgen._generate._types.Backend` (in-process llama.cpp by default), which only
+:class:`~structgen.Backend` (in-process llama.cpp by default), which only
 turns (messages, grammar, sampling settings) into text.
 """
 
@@ -20,13 +20,8 @@ from typing import Any, Generic, Literal, TypeVar, overload
 from pydantic import ValidationError
 from typing_extensions import TypedDict, TypeForm, Unpack
 
-from .._errors import IncompleteOutputError, OutputValidationError, RefusalError, ValidatorError
-from .._pointers import escape_pointer_token
-from ._aio import Done, Exchange, drive, iterate_in_thread
-from ._output import OutputSpec, Refusal, spec_for, validation_errors
-from ._partial import PartialBuilder
-from ._tool_api import ToolCalling
-from ._types import (
+from .._backends._seam import (
+    DEFAULT_SAMPLING,
     AsyncBackend,
     Backend,
     Completion,
@@ -35,8 +30,14 @@ from ._types import (
     SamplingSettings,
     TextDelta,
     Usage,
-    drain,
 )
+from .._errors import IncompleteOutputError, OutputValidationError, RefusalError, ValidatorError
+from .._pointers import escape_pointer_token
+from ._aio import Done, Exchange, drive, iterate_in_thread
+from ._messages import drain
+from ._output import OutputSpec, Refusal, spec_for, validation_errors
+from ._partial import PartialBuilder
+from ._tool_api import ToolCalling
 from ._warnings import outside_structgen, warn_looped
 
 T = TypeVar("T")
@@ -97,7 +98,7 @@ class LLM(ToolCalling):
         if max_tokens < 1 or max_retries < 0:
             raise ValueError("max_tokens must be >= 1 and max_retries >= 0")
         if backend is None:
-            from ._llamacpp import LlamaCppBackend
+            from .._backends.llamacpp import LlamaCppBackend
 
             backend = LlamaCppBackend.load(
                 model_path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, seed=seed,
@@ -121,7 +122,7 @@ class LLM(ToolCalling):
         """Wrap an existing ``llama_cpp.Llama`` (it stays usable; the caller keeps ownership).
 
         ``lookahead`` as for :class:`LlamaCppBackend` (None: its default)."""
-        from ._llamacpp import LlamaCppBackend
+        from .._backends.llamacpp import LlamaCppBackend
 
         backend = LlamaCppBackend(llama, lookahead=lookahead)
         return cls.from_backend(backend, seed=seed, max_tokens=max_tokens, max_retries=max_retries)
@@ -321,10 +322,10 @@ class LLM(ToolCalling):
         system: str | None = None,
         messages: MessagesArg = None,
         max_tokens: int | None = None,
-        temperature: float = 0.0,
-        top_p: float = 0.95,
-        top_k: int = 40,
-        min_p: float = 0.05,
+        temperature: float = DEFAULT_SAMPLING.temperature,
+        top_p: float = DEFAULT_SAMPLING.top_p,
+        top_k: int = DEFAULT_SAMPLING.top_k,
+        min_p: float = DEFAULT_SAMPLING.min_p,
         seed: int | None = None,
         max_retries: int | None = None,
         _exchange: Exchange | None = None,

@@ -14,10 +14,12 @@ from typing import Any, Generic, Literal, TypeVar, overload
 
 from pydantic import TypeAdapter, ValidationError
 
+from .._backends._choices import ChoiceTable, MemberRules
+from .._backends._seam import Message
 from .._schema.options import SEPARATORS, GrammarOptions
-from ._choices import ChoiceTable, MemberRules, choice_table, member_rules
+from ._choice_table import choice_table, member_rules
 from ._describe import STYLES, DescribeStyle, describe_schema, example_answer
-from ._types import Message, as_messages
+from ._messages import as_messages
 
 T = TypeVar("T")
 C = TypeVar("C")

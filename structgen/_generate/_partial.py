@@ -14,7 +14,7 @@ from typing import Any
 import pydantic_core
 from pydantic import BaseModel, TypeAdapter
 
-from ._choices import JsonCursor
+from .._backends._choices import JsonCursor
 
 
 class PartialBuilder:
@@ -47,12 +47,11 @@ class PartialBuilder:
             value = pydantic_core.from_json("".join(self._text), allow_partial=True)
         except ValueError:
             return None
-        members = closed[: len(closed)]
         self._reported = len(closed)
         if self._model is not None and isinstance(value, dict):
-            return self._partial_model(value, [m for m in members if isinstance(m, str)])
+            return self._partial_model(value, [m for m in closed if isinstance(m, str)])
         if self._item is not None and isinstance(value, list):
-            return self._partial_list(value, [m for m in members if isinstance(m, int)])
+            return self._partial_list(value, [m for m in closed if isinstance(m, int)])
         return None
 
     def _partial_model(self, value: dict[str, Any], keys: list[str]) -> BaseModel | None:

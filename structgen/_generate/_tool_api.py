@@ -21,12 +21,13 @@ from pydantic import BaseModel, ConfigDict, create_model
 from pydantic_core import to_json
 from typing_extensions import TypeForm
 
+from .._backends._seam import DEFAULT_SAMPLING, Backend, Message, SamplingSettings, TextDelta, Usage
 from .._errors import MaxRoundsError, ToolExecutionError
 from .._tools._calls import ArgumentsDelta, ToolCall, ToolRun, ToolTurn
 from .._tools._tool import Tool, ToolSource, as_tools, from_model
 from ._tool_calls import ToolChoice, TurnEvent, TurnSettings, call_message, run_turn
 from ._tool_formats import ToolFormat, format_for
-from ._types import Backend, Message, SamplingSettings, TextDelta, Usage, as_messages
+from ._messages import as_messages
 
 T = TypeVar("T")
 FormatName = Literal["auto", "json", "hermes", "llama3", "mistral"]
@@ -54,7 +55,8 @@ class ToolCalling:
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
         tool_choice: ToolChoice = "auto", parallel: bool = True, max_calls: int | None = None,
         system: str | None = None, tool_format: FormatName = "auto", max_tokens: int | None = None,
-        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
+        temperature: float = DEFAULT_SAMPLING.temperature, top_p: float = DEFAULT_SAMPLING.top_p,
+        top_k: int = DEFAULT_SAMPLING.top_k, min_p: float = DEFAULT_SAMPLING.min_p,
         seed: int | None = None, max_retries: int | None = None,
     ) -> ToolTurn:
         """One turn: the calls the model makes with ``tools``, or its text reply.
@@ -183,7 +185,8 @@ class ToolCalling:
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
         tool_choice: ToolChoice = "auto", parallel: bool = True, max_calls: int | None = None,
         system: str | None = None, tool_format: FormatName = "auto", max_tokens: int | None = None,
-        temperature: float = 0.0, top_p: float = 0.95, top_k: int = 40, min_p: float = 0.05,
+        temperature: float = DEFAULT_SAMPLING.temperature, top_p: float = DEFAULT_SAMPLING.top_p,
+        top_k: int = DEFAULT_SAMPLING.top_k, min_p: float = DEFAULT_SAMPLING.min_p,
         seed: int | None = None, max_retries: int | None = None,
     ) -> Generator[TurnEvent, None, ToolTurn]:
         settings = TurnSettings(

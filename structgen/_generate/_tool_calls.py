@@ -25,14 +25,15 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from .._backends._choices import MemberRules
+from .._backends._seam import Backend, Completion, CompletionRequest, Message, SamplingSettings, TextDelta, Usage
 from .._errors import IncompleteOutputError, OutputValidationError, ValidatorError
 from .._tools._calls import ArgumentsDelta, ToolCall, ToolTurn
 from .._tools._tool import Tool
 from ._output import validation_errors
 from ._tool_decision import canonical, grounded, relevant_tools
 from ._tool_formats import JSON_FORMAT, ToolFormat
-from ._choices import MemberRules
-from ._types import Backend, Completion, CompletionRequest, Message, SamplingSettings, TextDelta, Usage, drain
+from ._messages import drain
 from ._warnings import warn_looped
 
 ToolChoice = Literal["auto", "required", "none"] | str

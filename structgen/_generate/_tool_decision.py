@@ -24,9 +24,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from .._backends._seam import Message
 from .._tools._calls import ToolCall
 from .._tools._tool import Tool
-from ._types import Message
 
 _STEM = 5  # words compare by their first letters once common suffixes are gone
 _SUFFIXES = ("ing", "ed", "es", "s")

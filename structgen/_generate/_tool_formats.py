@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .._backends._choices import ChoiceTable
+from .._backends._seam import Message
 from .._errors import GrammarError
 from .._gbnf import parse_gbnf
 from .._gbnf._analysis import references_by_rule
@@ -32,9 +34,8 @@ from .._grammar import Grammar
 from .._schema.options import SEPARATORS
 from .._tools._grammar import TOOL_GRAMMAR_OPTIONS, call_schema
 from .._tools._tool import Tool
-from ._choices import ChoiceTable, choice_table
+from ._choice_table import choice_table
 from ._describe import describe_schema
-from ._types import Message
 
 _START_RULE = "tool-turn"
 

@@ -10,22 +10,21 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from .._errors import BackendError, GrammarError, StructgenError
-from .._llama_log import silence_llama_logs
-from .._model_path import check_model_file, default_model_path
-from ._grammar_state import CompiledGrammar
+from ..._errors import BackendError, GrammarError, StructgenError
+from ..._llama_log import silence_llama_logs
+from ..._model_path import check_model_file, default_model_path
+from ._grammar_state import CompiledGrammar, GrammarCache
 from ._lookup import DraftPolicy
 from ._lazy import Triggers, feed_constrained, run_free
 from ._loop import ConstrainedDecoder
 from ._runner import ContextFullError, ModelRunner
 from ._sampling import TokenPicker
 from ._template import ChatTemplate
-from ._types import Completion, CompletionRequest, Event, Message, TextDelta, Usage
+from .._seam import Completion, CompletionRequest, Event, Message, TextDelta, Usage
 from ._vocab import VocabTables
 
 #: Compiled grammars kept per backend (least recently used are freed first).
@@ -71,7 +70,7 @@ class LlamaCppBackend:
             raise
         except Exception as e:
             raise BackendError(f"could not prepare the llama.cpp model: {e}") from e
-        self._grammars: OrderedDict[tuple[str, str], CompiledGrammar] = OrderedDict()
+        self._grammars = GrammarCache(self.tables, GRAMMAR_CACHE_SIZE)
 
     @classmethod
     def load(
@@ -90,8 +89,8 @@ class LlamaCppBackend:
         Threads as llama-cpp-python sets them: single tokens on half the CPUs, batches (the
         prompt, forced text, guesses) on all of them. A given ``n_threads`` applies to batches
         too unless ``n_threads_batch`` says otherwise. llama.cpp's threads spin at every
-        barrier, so on a machine busy with other work, fewer batch threads are faster
-        (measured here: up to 17x slower batches with 2 threads while both cores were busy).
+        barrier, so on a machine busy with other work, fewer batch threads are faster (see
+        docs/benchmarks.md, "Generation").
         """
         path = default_model_path() if model_path is None else check_model_file(model_path)
         _checked_lookahead(lookahead)  # before the slow load, not after
@@ -232,18 +231,9 @@ class LlamaCppBackend:
     def compile(self, gbnf: str, root: str) -> CompiledGrammar:
         """The native grammar for (gbnf, root), parsed once and cached."""
         self._check_open()
-        key = (gbnf, root)
-        compiled = self._grammars.get(key)
-        if compiled is not None:
-            self._grammars.move_to_end(key)
-            return compiled
         if "\x00" in gbnf:
             raise GrammarError("the grammar contains a NUL character")
-        compiled = CompiledGrammar(self.tables, gbnf, root)
-        self._grammars[key] = compiled
-        while len(self._grammars) > GRAMMAR_CACHE_SIZE:
-            self._grammars.popitem(last=False)
-        return compiled
+        return self._grammars.get(gbnf, root)
 
     def render(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]] = ()) -> list[int]:
         """Prompt tokens for ``messages`` (and ``tools``) in the model's own chat template."""

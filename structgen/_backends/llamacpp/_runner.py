@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._errors import BackendError
+from ..._errors import BackendError
 
 
 class ContextFullError(Exception):

@@ -3,7 +3,8 @@
 Three objects with three lifetimes:
 
 - :class:`CompiledGrammar` — the parsed native sampler for one vocabulary; built once and kept
-  in a small cache by the backend (parsing a large grammar is the expensive part).
+  in a :class:`GrammarCache` (parsing a large grammar is the expensive part). The backend and
+  the vocabulary-only judge of ``structgen.testing`` (``_native``) each keep one.
 - :class:`GrammarState` — one request's parser state, a native clone of the compiled sampler.
 - The probe arrays inside a state, reused for every check.
 
@@ -16,12 +17,15 @@ from __future__ import annotations
 import ctypes
 import math
 import time
+from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from .._errors import GrammarError
+from ..._errors import GrammarError
+from ..._llama_log import recent_errors
 from ._vocab import VocabTables
 
 _TOKEN_DATA = np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)], align=True)
@@ -36,9 +40,13 @@ class CompiledGrammar:
         self.tables = tables
         lib = tables.lib
         self._lib = lib
+        recent_errors.clear()
         sampler = lib.llama_sampler_init_grammar(tables.vocab, gbnf.encode("utf-8"), root.encode("utf-8"))
         if not sampler:
-            raise GrammarError("llama.cpp rejected the grammar (a parse error, or no rule named " f"{root!r})")
+            said = "; ".join(line.strip() for line in recent_errors if line.strip())
+            raise GrammarError(
+                f"llama.cpp rejected the grammar: {said or f'a parse error, or no rule named {root!r}'}"
+            )
         self._sampler = sampler
 
     def new_state(self) -> GrammarState:
@@ -48,6 +56,38 @@ class CompiledGrammar:
         sampler, self._sampler = getattr(self, "_sampler", None), None
         if sampler:
             self._lib.llama_sampler_free(sampler)
+
+
+class GrammarCache:
+    """The compiled grammars of one vocabulary, by (gbnf, root); beyond ``size`` of them the
+    least recently used is dropped (its native sampler is freed with it). Not thread-safe:
+    its owner serializes calls."""
+
+    def __init__(self, tables: VocabTables, size: int) -> None:
+        self.tables = tables
+        self.size = size
+        self._grammars: OrderedDict[tuple[str, str], CompiledGrammar] = OrderedDict()
+
+    def get(self, gbnf: str, root: str) -> CompiledGrammar:
+        """The compiled ``gbnf`` (parsed now if it is not cached; GrammarError if llama.cpp
+        refuses it)."""
+        key = (gbnf, root)
+        compiled = self._grammars.get(key)
+        if compiled is not None:
+            self._grammars.move_to_end(key)
+            return compiled
+        compiled = CompiledGrammar(self.tables, gbnf, root)
+        self._grammars[key] = compiled
+        while len(self._grammars) > self.size:
+            self._grammars.popitem(last=False)
+        return compiled
+
+    def forget(self, gbnf: str, root: str) -> None:
+        """Drop the compiled ``gbnf`` if it is cached."""
+        self._grammars.pop((gbnf, root), None)
+
+    def clear(self) -> None:
+        self._grammars.clear()
 
 
 class GrammarState:
@@ -109,6 +149,14 @@ class GrammarState:
         self._lib.llama_sampler_accept(self._sampler, token)
         self.seconds += time.perf_counter() - start
         return True
+
+    def accept_prefix(self, tokens: Sequence[int]) -> int:
+        """Advance by ``tokens`` as far as the grammar allows them, one checked token at a time;
+        how many it took."""
+        for taken, token in enumerate(tokens):
+            if not self.accept(token):
+                return taken
+        return len(tokens)
 
     def mask(self, logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         """A copy of ``logits`` with every token the grammar rejects set to -inf."""

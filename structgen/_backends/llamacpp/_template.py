@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._errors import BackendError
-from ._types import Message
+from ..._errors import BackendError
+from .._seam import Message
 from ._vocab import VocabTables
 
 

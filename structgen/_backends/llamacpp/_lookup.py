@@ -8,12 +8,13 @@ would have picked (checked position by position), so the text is the one token-b
 produces (up to the rounding differences between batched and single-token evaluation, which can
 flip exact near-ties) — one batch instead of several single-token evaluations when it is right.
 
-Whether a guess pays depends on the model: on a CPU a batch of nine tokens with their logits
-costs 5 to 6 single-token evaluations, so a long guess after a sure match pays on every model
-measured; a single extra position (the held-back last token of forced text) pays only where
-logits rows are cheap — with a 262k-token vocabulary each row costs ~7 ms and a two-token batch
-more than two single ones. :class:`DraftPolicy` decides from the model's shape, not from
-timings, so that the same prompt gives the same text on a busy machine and an idle one.
+Whether a guess pays depends on the model: on a CPU a batch of several tokens with their
+logits costs much less than as many single-token evaluations, so a long guess after a sure
+match pays on every model measured; a single extra position (the held-back last token of forced
+text) pays only where logits rows are cheap — with a large vocabulary a two-token batch costs
+more than two single ones (the measurements are in docs/benchmarks.md, "Prompt-lookup
+guesses"). :class:`DraftPolicy` decides from the model's shape, not from timings, so that the
+same prompt gives the same text on a busy machine and an idle one.
 """
 
 from __future__ import annotations
@@ -21,15 +22,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-#: A guess is made only where the last MAX_MATCH tokens occurred before. Replaying
-#: bench/generate.py's outputs, the token after an 8-token match was confirmed 98 % of the
-#: time, after 2- to 7-token matches 60-80 % — too rarely to pay for the batch on a CPU; and
-#: guessing after 10-token matches saved the most model time.
+#: A guess is made only where the last MAX_MATCH tokens occurred before: after shorter matches
+#: the guess is confirmed too rarely to pay for the batch on a CPU, and this length saved the
+#: most model time (docs/benchmarks.md, "Prompt-lookup guesses").
 MAX_MATCH = 10
 
 #: Above this share of the model's weights in its output layer (vocabulary x embedding),
-#: an extra logits row costs more than it saves on a one-token guess. Measured: SmolLM2-135M
-#: 0.21 (two-token batch 23 ms vs 12.5 ms single: pays), Gemma-3-270M 0.63 (46 vs 19 ms: loses).
+#: an extra logits row costs more than it saves on a one-token guess; the two models measured
+#: fall clearly on either side (docs/benchmarks.md, "Prompt-lookup guesses").
 CHEAP_ROWS_SHARE = 0.4
 
 

@@ -28,9 +28,9 @@ from typing import Any, Literal
 
 import httpx
 
-from .._errors import BackendError
+from ..._errors import BackendError
 from ._http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, HttpSession, Timeout, rooted
-from ._types import Completion, CompletionRequest, Event, FinishReason, TextDelta, Usage
+from .._seam import Completion, CompletionRequest, Event, FinishReason, TextDelta, Usage
 
 Engine = Literal["llama-server", "vllm", "vllm-legacy", "sglang"]
 _SERVERS: dict[str, str] = {

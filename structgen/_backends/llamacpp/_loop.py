@@ -37,14 +37,14 @@ from collections.abc import Generator, Iterator
 import numpy as np
 import numpy.typing as npt
 
-from .._errors import BackendError
-from ._choices import Alternative, ChoiceTable, JsonCursor, MemberRules
+from ..._errors import BackendError
+from .._choices import Alternative, ChoiceTable, JsonCursor, MemberRules
 from ._grammar_state import GrammarState
 from ._lookup import DraftPolicy, lookup_draft
 from ._repeats import MAX_PERIOD, MIN_REPEATS, LoopDetector
 from ._runner import ContextFullError, ModelRunner
 from ._sampling import TokenPicker, log_softmax
-from ._types import Completion, Event, FinishReason, TextDelta, Usage
+from .._seam import Completion, Event, FinishReason, TextDelta, Usage
 from ._vocab import VocabTables
 
 
@@ -419,16 +419,13 @@ class ConstrainedDecoder:
         """Tokens of the forced text, accepted by the grammar, and the last token held back
         when the model could merge it with what follows (token healing)."""
         tokens = self.tables.tokenize(forced_text)[: max(budget, 0)]
-        taken: list[int] = []
-        held: int | None = None
-        for i, token in enumerate(tokens):
-            if i == len(tokens) - 1 and self._could_merge(token):
-                held = token  # the model decides the boundary token itself
-                break
-            if not self.state.accept(token):
-                break
-            taken.append(token)
-        return taken, held
+        body, last = tokens[:-1], tokens[-1:]
+        taken = body[: self.state.accept_prefix(body)]
+        if len(taken) < len(body) or not last:
+            return taken, None
+        if self._could_merge(last[0]):
+            return taken, last[0]  # the model decides the boundary token itself
+        return (tokens, None) if self.state.accept(last[0]) else (taken, None)
 
     def _could_merge(self, token: int) -> bool:
         """Whether the grammar allows a longer token that starts with ``token``'s text here."""
@@ -490,9 +487,8 @@ class ConstrainedDecoder:
 
     def _apply(self, tokens: list[int]) -> Iterator[Event]:
         """Accept and evaluate tokens already validated on a fork of the grammar."""
-        for token in tokens:
-            if not self.state.accept(token):  # validated on a fork, so this cannot fail
-                raise BackendError("grammar state diverged while applying a chosen alternative")
+        if self.state.accept_prefix(tokens) < len(tokens):  # validated on a fork: cannot fail
+            raise BackendError("grammar state diverged while applying a chosen alternative")
         self.runner.decode(tokens)
         self._count(tokens, forced=True)
         yield from self._emit(tokens)
@@ -517,10 +513,7 @@ class ConstrainedDecoder:
             return 0
         fork = self.state.fork()
         try:
-            n = 0
-            while n < len(tokens) and fork.accept(tokens[n]):
-                n += 1
-            return n
+            return fork.accept_prefix(tokens)
         finally:
             self.state.seconds += fork.seconds
             fork.close()

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ._grammar_state import GrammarState
 from ._runner import ContextFullError, ModelRunner
 from ._sampling import TokenPicker
-from ._types import Usage
+from .._seam import Usage
 from ._vocab import VocabTables
 
 
@@ -107,11 +107,8 @@ def feed_constrained(
 
     Returns the text accepted and the number of tokens; what the grammar does not accept is
     dropped (the model continues under the grammar from the accepted part)."""
-    accepted: list[int] = []
-    for token in tables.tokenize(text, parse_special=True):
-        if not state.accept(token):
-            break
-        accepted.append(token)
+    tokens = tables.tokenize(text, parse_special=True)
+    accepted = tokens[: state.accept_prefix(tokens)]
     if accepted:
         runner.decode(accepted)
     elif runner.tokens:  # the logits must be current for the decoder: evaluate the last again

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from ._http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, HttpSession, Timeout, rooted
-from ._types import Completion, CompletionRequest, Event, FinishReason, TextDelta, Usage
+from .._seam import Completion, CompletionRequest, Event, FinishReason, TextDelta, Usage
 
 _SERVER = "the llama.cpp server"
 

@@ -23,7 +23,7 @@ from typing import Union
 
 from .._errors import BackendError
 from ._answer_check import grammar_mismatch
-from ._types import Completion, CompletionRequest, Event, TextDelta, Usage
+from ._seam import Completion, CompletionRequest, Event, TextDelta, Usage
 
 Answer = Union[str, Completion, Sequence[Event], BaseException]
 

@@ -11,19 +11,21 @@ header, is blanked out of any text a server echoes back.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import re
 import threading
 import time
-from collections.abc import AsyncGenerator, Generator
+from collections.abc import AsyncGenerator, Generator, Iterator
+from dataclasses import dataclass
 from typing import Any, Union
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from .._errors import BackendError, GrammarError
-from ._answer_check import grammar_mismatch
-from ._types import Completion, CompletionRequest
+from ..._errors import BackendError, GrammarError
+from .._answer_check import grammar_mismatch
+from .._seam import Completion, CompletionRequest
 
 Timeout = Union[float, httpx.Timeout]
 DEFAULT_TIMEOUT = 600.0
@@ -34,7 +36,7 @@ _LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepal
 DEFAULT_RETRIES = 2
 _BACKOFF_SECONDS = 0.25
 _ROOT_RULE = re.compile(r"^\s*root\s*::=", re.MULTILINE)
-_DONE = "[DONE]"
+_DONE = "[DONE]"  # the data of the event that ends an OpenAI-style stream
 
 
 class HttpSession:
@@ -148,48 +150,41 @@ class HttpSession:
     def events(self, path: str, body: dict[str, Any]) -> Generator[dict[str, Any], None, None]:
         """The JSON payloads of a server-sent-event stream, up to its ``[DONE]`` or its end."""
         response = self._send(path, body)
-        parser = _SseParser()
+        reader = _EventReader(self, path)
         try:
             for line in response.iter_lines():
-                payload = parser.feed(line)
-                if payload is not None:
-                    if payload == _DONE:
-                        return
-                    yield self._event(path, payload)
+                yield from reader.feed(line)
+                if reader.done:
+                    return
         except httpx.HTTPError as error:
             raise self.failure(path, error) from error
         finally:
             response.close()
-        payload = parser.end()
-        if payload is not None and payload != _DONE:
-            yield self._event(path, payload)
+        yield from reader.feed("")  # the stream's end ends its last event
 
     def _send(self, path: str, body: dict[str, Any]) -> httpx.Response:
+        """:meth:`_attempts` run with blocking calls."""
         client = self.client()
-        attempt = 0
+        steps = self._attempts(path)
+        outcome: httpx.Response | httpx.HTTPError | None = None
         while True:
+            step = _next_step(steps, outcome)
+            if isinstance(step, _Done):
+                return step.response
+            outcome = None
             try:
-                response = client.send(client.build_request("POST", path, json=body), stream=True)
+                if isinstance(step, _Send):
+                    outcome = client.send(client.build_request("POST", path, json=body), stream=True)
+                elif isinstance(step, _Wait):
+                    time.sleep(step.seconds)
+                else:
+                    try:
+                        if step.read:
+                            step.response.read()
+                    finally:
+                        step.response.close()
             except httpx.HTTPError as error:
-                if attempt < self.retries and _never_arrived(error):
-                    time.sleep(_BACKOFF_SECONDS * 2**attempt)
-                    attempt += 1
-                    continue
-                raise self.failure(path, error) from error
-            if response.status_code == 503 and attempt < self.retries:
-                response.close()
-                time.sleep(_BACKOFF_SECONDS * 2**attempt)
-                attempt += 1
-                continue
-            if response.is_error:
-                try:
-                    response.read()
-                except httpx.HTTPError:
-                    pass  # the status says enough
-                finally:
-                    response.close()
-                raise self.status_error(path, response.status_code, response.content)
-            return response
+                outcome = error
 
     # -- asyncio ------------------------------------------------------------------------------
 
@@ -206,48 +201,72 @@ class HttpSession:
     async def aevents(self, path: str, body: dict[str, Any]) -> AsyncGenerator[dict[str, Any], None]:
         """:meth:`events` under asyncio."""
         response = await self._asend(path, body)
-        parser = _SseParser()
+        reader = _EventReader(self, path)
         try:
             async for line in response.aiter_lines():
-                payload = parser.feed(line)
-                if payload is not None:
-                    if payload == _DONE:
-                        return
-                    yield self._event(path, payload)
+                for event in reader.feed(line):
+                    yield event
+                if reader.done:
+                    return
         except httpx.HTTPError as error:
             raise self.failure(path, error) from error
         finally:
             await response.aclose()
-        payload = parser.end()
-        if payload is not None and payload != _DONE:
-            yield self._event(path, payload)
+        for event in reader.feed(""):
+            yield event
 
     async def _asend(self, path: str, body: dict[str, Any]) -> httpx.Response:
+        """:meth:`_attempts` run under asyncio."""
         client = self.async_client()
-        attempt = 0
+        steps = self._attempts(path)
+        outcome: httpx.Response | httpx.HTTPError | None = None
         while True:
+            step = _next_step(steps, outcome)
+            if isinstance(step, _Done):
+                return step.response
+            outcome = None
             try:
-                response = await client.send(client.build_request("POST", path, json=body), stream=True)
+                if isinstance(step, _Send):
+                    outcome = await client.send(client.build_request("POST", path, json=body), stream=True)
+                elif isinstance(step, _Wait):
+                    await asyncio.sleep(step.seconds)
+                else:
+                    try:
+                        if step.read:
+                            await step.response.aread()
+                    finally:
+                        await step.response.aclose()
             except httpx.HTTPError as error:
-                if attempt < self.retries and _never_arrived(error):
-                    await asyncio.sleep(_BACKOFF_SECONDS * 2**attempt)
-                    attempt += 1
-                    continue
-                raise self.failure(path, error) from error
-            if response.status_code == 503 and attempt < self.retries:
-                await response.aclose()
-                await asyncio.sleep(_BACKOFF_SECONDS * 2**attempt)
-                attempt += 1
-                continue
-            if response.is_error:
-                try:
-                    await response.aread()
-                except httpx.HTTPError:
-                    pass
-                finally:
-                    await response.aclose()
-                raise self.status_error(path, response.status_code, response.content)
-            return response
+                outcome = error
+
+    # -- the retry policy ---------------------------------------------------------------------
+
+    def _attempts(self, path: str) -> Generator[_Step, httpx.Response | None, httpx.Response]:
+        """One POST and its retries (see the class doc), as steps that :meth:`_send` and
+        :meth:`_asend` run, so the policy is written once for both. A :class:`_Send` step is
+        answered with the response, the others with None; a step that raised an
+        ``httpx.HTTPError`` has it thrown in. Returns the response to read."""
+        for attempt in itertools.count():
+            retry = attempt < self.retries
+            try:
+                response = yield _SEND
+            except httpx.HTTPError as error:
+                if not (retry and _never_arrived(error)):
+                    raise self.failure(path, error) from error
+            else:
+                assert response is not None  # what a _Send step is answered with
+                if response.status_code == 503 and retry:
+                    yield _Discard(response, read=False)
+                elif response.is_error:
+                    try:
+                        yield _Discard(response, read=True)  # for the server's own message
+                    except httpx.HTTPError:
+                        pass  # the status says enough
+                    raise self.status_error(path, response.status_code, response.content)
+                else:
+                    return response
+            yield _Wait(_BACKOFF_SECONDS * 2**attempt)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     # -- errors -------------------------------------------------------------------------------
 
@@ -320,6 +339,64 @@ class HttpSession:
             raise self.broken(
                 path, f"answered {mismatch}; does this engine read the grammar from the field it was sent in?"
             )
+
+
+# The steps of HttpSession._attempts: send the request; wait before the next attempt; close a
+# response that is not returned (reading its body first when ``read``), even if reading fails.
+class _Send:
+    pass
+
+
+_SEND = _Send()
+
+
+@dataclass(frozen=True)
+class _Wait:
+    seconds: float
+
+
+@dataclass(frozen=True)
+class _Discard:
+    response: httpx.Response
+    read: bool
+
+
+@dataclass(frozen=True)
+class _Done:
+    response: httpx.Response
+
+
+_Step = Union[_Send, _Wait, _Discard]
+
+
+def _next_step(
+    steps: Generator[_Step, httpx.Response | None, httpx.Response],
+    outcome: httpx.Response | httpx.HTTPError | None,
+) -> _Step | _Done:
+    """Hand the last step's outcome to ``steps`` (an HTTPError is thrown in); the next step, or
+    the response they returned."""
+    try:
+        return steps.throw(outcome) if isinstance(outcome, httpx.HTTPError) else steps.send(outcome)
+    except StopIteration as stop:
+        return _Done(stop.value)
+
+
+class _EventReader:
+    """The JSON events of one server-sent-event stream, fed one line at a time; ``done`` once
+    its ``[DONE]`` came."""
+
+    def __init__(self, session: HttpSession, path: str) -> None:
+        self._session = session
+        self._path = path
+        self._parser = _SseParser()
+        self.done = False
+
+    def feed(self, line: str) -> Iterator[dict[str, Any]]:
+        payload = self._parser.feed(line)
+        if payload == _DONE:
+            self.done = True
+        elif payload is not None and not self.done:
+            yield self._session._event(self._path, payload)
 
 
 class _SseParser:

@@ -7,7 +7,7 @@ import functools
 
 from .._errors import GrammarError
 from .._gbnf._recognizer import Recognizer
-from ._types import Completion, CompletionRequest
+from ._seam import Completion, CompletionRequest
 
 
 def grammar_mismatch(request: CompletionRequest, completion: Completion) -> str | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ._types import SamplingSettings
+from .._seam import SamplingSettings
 
 
 def log_softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:

@@ -1,26 +1,28 @@
 """llama.cpp's own grammar sampler on a real vocabulary: the ground truth for "does it accept".
 
 The vocabulary of the default model is loaded once (``vocab_only``: no weights). A grammar is
-compiled to a native sampler once and cloned per check. Every token is checked with a
-one-candidate ``apply`` before it is ``accept``-ed: accepting a token the grammar rejects
-aborts the whole process inside llama.cpp.
+compiled once into the same :class:`~._grammar_state.CompiledGrammar` the backend uses (kept
+in a :class:`~._grammar_state.GrammarCache`), and each check feeds the text to a fresh
+:class:`~._grammar_state.GrammarState`, whose ``accept`` checks every token before the
+native sampler takes it.
 """
 
 from __future__ import annotations
 
-import ctypes
+import atexit
 import functools
-import math
 import os
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
 
-from ._errors import BackendError, GrammarError
-from ._generate._vocab import VocabTables
-from ._llama_log import recent_errors, silence_llama_logs
-from ._model_path import check_model_file, default_model_path
+from ..._errors import BackendError
+from ..._llama_log import silence_llama_logs
+from ..._model_path import check_model_file, default_model_path
+from ._grammar_state import GrammarCache
+from ._vocab import VocabTables
+
+#: Compiled grammars kept by the judge (least recently used are freed first).
+GRAMMAR_CACHE_SIZE = 64
 
 _lock = threading.Lock()
 
@@ -51,64 +53,38 @@ class NativeVocab:
         model = llama_cpp.llama_model_load_from_file(str(path).encode(), params)
         if not model:
             raise BackendError(f"llama.cpp could not load the vocabulary of {path}")
-        self._llama = llama_cpp
         self._model = model
         self.vocab = llama_cpp.llama_model_get_vocab(model)
-        tables = VocabTables(llama_cpp, self.vocab)
-        self.eos = tables.eos
-        self.byte_tokens = tables.byte_tokens  # to feed text one byte at a time
-        self.tokenize = tables.tokenize
-        self._compiled: OrderedDict[tuple[str, str], Any] = OrderedDict()  # native sampler pointers
+        self.tables = VocabTables(llama_cpp, self.vocab)
+        self.eos = self.tables.eos
+        self.byte_tokens = self.tables.byte_tokens  # to feed text one byte at a time
+        self.tokenize = self.tables.tokenize
+        self.grammars = GrammarCache(self.tables, GRAMMAR_CACHE_SIZE)
+        # The judge lives as long as the process: free its samplers while llama_cpp still
+        # can, not from ``__del__`` once module teardown has begun.
+        atexit.register(self.grammars.clear)
 
     def compile(self, gbnf: str, root: str) -> None:
         """Load ``gbnf`` into a native sampler now (GrammarError if llama.cpp refuses it)."""
         with _lock:
-            self._compile(gbnf, root)
+            self.grammars.get(gbnf, root)
 
     def forget(self, gbnf: str, root: str) -> None:
         """Free the native sampler of ``gbnf`` if one is cached."""
         with _lock:
-            sampler = self._compiled.pop((gbnf, root), None)
-            if sampler is not None:
-                self._llama.llama_sampler_free(sampler)
-
-    def _compile(self, gbnf: str, root: str) -> Any:
-        key = (gbnf, root)
-        sampler = self._compiled.get(key)
-        if sampler is not None:
-            self._compiled.move_to_end(key)
-            return sampler
-        recent_errors.clear()
-        sampler = self._llama.llama_sampler_init_grammar(self.vocab, gbnf.encode(), root.encode())
-        if not sampler:
-            said = "; ".join(line.strip() for line in recent_errors if line.strip())
-            raise GrammarError(f"llama.cpp rejected the grammar: {said or 'no reason given'}")
-        self._compiled[key] = sampler
-        if len(self._compiled) > 64:
-            _, old = self._compiled.popitem(last=False)
-            self._llama.llama_sampler_free(old)
-        return sampler
+            self.grammars.forget(gbnf, root)
 
     def feed(self, gbnf: str, root: str, tokens: list[int]) -> int | None:
-        """Index of the first token the grammar rejects (``len(tokens)`` for end-of-sequence)."""
-        lib = self._llama
-        sampler = lib.llama_sampler_clone(self._compile(gbnf, root))
+        """Index of the first token the grammar rejects (``len(tokens)`` for end-of-sequence);
+        None when it accepts them all and then the end. Callers hold ``_lock``."""
+        state = self.grammars.get(gbnf, root).new_state()
         try:
-            cell = lib.llama_token_data()
-            array = lib.llama_token_data_array(
-                data=ctypes.pointer(cell), size=1, selected=-1, sorted=False
-            )
-            for i, token in enumerate([*tokens, self.eos]):
-                cell.id, cell.logit, cell.p = token, 0.0, 0.0
-                array.size = 1
-                lib.llama_sampler_apply(sampler, ctypes.byref(array))
-                if math.isinf(cell.logit):
-                    return i
-                if i < len(tokens):
-                    lib.llama_sampler_accept(sampler, token)
-            return None
+            taken = state.accept_prefix(tokens)
+            if taken < len(tokens):
+                return taken
+            return None if state.allows(self.eos) else len(tokens)
         finally:
-            lib.llama_sampler_free(sampler)
+            state.close()
 
     def check(self, gbnf: str, root: str, text: str) -> Verdict:
         with _lock:
@@ -128,10 +104,8 @@ class NativeVocab:
         char_of_token: list[int] = []
         for i, ch in enumerate(text):
             data = ch.encode("utf-8")
-            pieces = [self.byte_tokens.get(b) for b in data]
-            if all(p is not None for p in pieces):
-                ids = [p for p in pieces if p is not None]
-            else:
+            ids = [self.byte_tokens[b] for b in data if b in self.byte_tokens]
+            if len(ids) < len(data):  # a byte without a token of its own
                 ids = self.tokenize(ch)
             tokens += ids
             char_of_token += [i] * len(ids)

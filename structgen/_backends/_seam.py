@@ -7,14 +7,13 @@ here knows about llama.cpp, so an HTTP backend for a llama.cpp server can speak 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Generator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, Union, runtime_checkable
 
 from ._choices import ChoiceTable, MemberRules
 
 Role = Literal["system", "user", "assistant", "tool"]
-_ROLES: dict[str, Role] = {"system": "system", "user": "user", "assistant": "assistant", "tool": "tool"}
 FinishReason = Literal["stop", "length", "repeat"]
 
 
@@ -70,6 +69,11 @@ class SamplingSettings:
             raise ValueError("min_p must be in [0, 1)")
 
 
+#: The sampling a call gets when it says nothing: the keywords of ``generate``, ``call_tools``
+#: and the rest take their defaults from here.
+DEFAULT_SAMPLING = SamplingSettings()
+
+
 @dataclass(frozen=True)
 class CompletionRequest:
     """Everything a backend needs for one constrained completion.
@@ -81,7 +85,7 @@ class CompletionRequest:
     ids) the grammar is lazy: the model writes freely until a trigger appears, and from the
     trigger on the rest must match the grammar, which starts with the trigger's text.
     ``members`` says the answer is JSON from its first character, and what may not repeat in
-    it (keys always; see :class:`~structgen._generate._choices.MemberRules`); a backend that
+    it (keys always; see :class:`~structgen._backends._choices.MemberRules`); a backend that
     samples itself refuses tokens that would repeat a member, and closes loops.
     """
 
@@ -179,10 +183,10 @@ Event = Union[TextDelta, Completion]
 
 @runtime_checkable
 class Backend(Protocol):
-    """The one-method seam between ``generate`` and a model.
+    """The seam between ``generate`` and a model: ``complete`` and ``close``.
 
     ``complete`` yields the answer as :class:`TextDelta` events and ends with exactly one
-    :class:`Completion`. Errors of the underlying library are raised as ``BackendError``.
+    :class:`Completion`; ``close`` frees what the backend holds (a model, connections). Errors of the underlying library are raised as ``BackendError``.
     Implementations must be safe to call from several threads.
     """
 
@@ -201,59 +205,3 @@ class AsyncBackend(Protocol):
     """
 
     def acomplete(self, request: CompletionRequest) -> AsyncIterator[Event]: ...
-
-
-def drain(events: Iterator[Event]) -> Generator[TextDelta, None, Completion]:
-    """Re-yield a backend's text deltas; return its completion (BackendError if none came)."""
-    completion: Completion | None = None
-    for event in events:
-        if isinstance(event, TextDelta):
-            yield event
-        elif isinstance(event, Completion):
-            completion = event
-    if completion is None:
-        from .._errors import BackendError
-
-        raise BackendError("the backend ended without a completion")
-    return completion
-
-
-def as_message(item: Mapping[str, Any] | Message) -> Message:
-    """A :class:`Message` from itself or from an OpenAI-style message dict."""
-    if isinstance(item, Message):
-        return item
-    if not isinstance(item, Mapping):
-        raise TypeError("each message is a Message or a dict with a role and str content")
-    role, content = item.get("role"), item.get("content")
-    calls = item.get("tool_calls") or ()
-    if content is None and calls:
-        content = ""
-    if role not in _ROLES or not isinstance(content, str):
-        raise TypeError("each message needs a role (system, user, assistant, tool) and str content")
-    if not isinstance(calls, (list, tuple)) or not all(isinstance(c, Mapping) for c in calls):
-        raise TypeError("tool_calls must be a list of dicts")
-    call_id, name = item.get("tool_call_id"), item.get("name")
-    if (call_id is not None and not isinstance(call_id, str)) or (name is not None and not isinstance(name, str)):
-        raise TypeError("tool_call_id and name must be strings")
-    return Message(_ROLES[role], content, tuple(calls), call_id, name)
-
-
-def as_messages(
-    prompt: str | None,
-    *,
-    system: str | None,
-    messages: Sequence[Mapping[str, Any] | Message] | None,
-) -> list[Message]:
-    """Normalize the ways a caller can say what to ask into a list of messages."""
-    result: list[Message] = []
-    if system is not None:
-        result.append(Message("system", system))
-    for item in messages or ():
-        result.append(as_message(item))
-    if prompt is not None:
-        if not isinstance(prompt, str):
-            raise TypeError("prompt must be a str")
-        result.append(Message("user", prompt))
-    if not any(m.role == "user" for m in result):
-        raise ValueError("give a prompt or at least one user message")
-    return result
