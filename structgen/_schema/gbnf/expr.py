@@ -26,7 +26,7 @@ def seq(*parts: Expr) -> Expr:
     """The parts one after the other (empty ones left out); None if any part is impossible."""
     if None in parts:
         return None
-    return " ".join([p for p in parts if p])  # type: ignore[misc]
+    return " ".join([p for p in parts if p])
 
 
 def alt(options: Iterable[Expr]) -> Expr:
