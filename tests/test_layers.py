@@ -82,16 +82,11 @@ def imports_of(module: str) -> Iterator[tuple[str, int]]:
                 if alias.name.startswith("structgen."):
                     yield _known(alias.name.removeprefix("structgen.")), node.lineno
         elif isinstance(node, ast.ImportFrom):
+            named = node.module.split(".") if node.module else []
             if node.level:
-                base = package[: len(package) - node.level + 1]
-            elif (node.module or "").split(".")[0] == "structgen":
-                base = []
-                node_module = (node.module or "").removeprefix("structgen").lstrip(".")
-                yield from _targets(node_module.split(".") if node_module else [], node)
-                continue
-            else:
-                continue
-            yield from _targets(base + (node.module.split(".") if node.module else []), node)
+                yield from _targets(package[: len(package) - node.level + 1] + named, node)
+            elif named[:1] == ["structgen"]:
+                yield from _targets(named[1:], node)
 
 
 def _targets(parts: list[str], node: ast.ImportFrom) -> Iterator[tuple[str, int]]:

@@ -148,7 +148,7 @@ class Spelling:
             rest: str | None = seq(self._dot(left), digit_range(lo, hi), self.free(free, 0) or "")
         else:
             rest = alt(self._digit_options(range(lo, hi + 1), left, residue))
-        return None if rest is None else seq(_merge_literals(parts), rest)
+        return seq(_merge_literals(parts), rest)
 
 
 def _digit_class(ds: list[int]) -> str:
@@ -213,5 +213,5 @@ def _signed_with(spell: Spelling, lo: int, hi: int, neg_zero: bool) -> str | Non
     if lo <= 0:
         low = 0 if neg_zero and hi >= 0 else 1
         mags = magnitudes(spell, max(low, -hi), -lo)
-        negative = None if mags is None else seq('"-"', mags)
+        negative = seq('"-"', mags)
     return alt([negative, positive])

@@ -132,7 +132,7 @@ def _integer_body(rules: RuleSet, hint: str, lo: int, hi: int, k: int, pointer: 
         sides = ((lo_s, min(hi_s, -1)), (max(lo_s, 1), hi_s))
         nonzero = alt([_integer_body(rules, hint, a, b, k, pointer) for a, b in sides if a <= b])
         zero = '"0"' if lo_s <= 0 <= hi_s else None
-        return alt([None if nonzero is None else seq(nonzero, repeat('"0"', j, j)), zero])
+        return alt([seq(nonzero, repeat('"0"', j, j)), zero])
     if k > 1:
         first, last = lo + (-lo) % k, hi - hi % k
         if first > last:

@@ -93,7 +93,7 @@ def _fraction(lo: str | None, lo_incl: bool, hi: str | None, hi_incl: bool, m: i
         # Digits strictly between the two bounds' digits leave no constraint: one class for all.
         upto = d if next_lo is not None or next_hi is not None else last_digit - (hi is not None)
         sub = _fraction(next_lo, lo_incl, next_hi, hi_incl, max(m - 1, 0), n - 1)
-        options.append(None if sub is None else seq(digit_range(d, upto), sub))
+        options.append(seq(digit_range(d, upto), sub))
         d = upto + 1
     return alt(options)
 
@@ -124,7 +124,7 @@ def _plain(iv: _Interval, cap: int | None = None) -> str | None:
     hi_i, hf = _split(hi) if hi is not None else (cap, "")
     if hi is not None and li == hi_i:
         tail = _fraction_tail(lf, iv.lo_incl, hf, iv.hi_incl)
-        return None if tail is None else seq(f'"{li}"', tail)
+        return seq(f'"{li}"', tail)
     any_tail = _fraction_tail(None, True, None, True) or ""
     lower_tail = _fraction_tail(lf, iv.lo_incl, None, True)
     start = li if lower_tail == any_tail else li + 1
@@ -132,10 +132,10 @@ def _plain(iv: _Interval, cap: int | None = None) -> str | None:
     if start > li and lower_tail is not None:
         options.append(seq(f'"{li}"', lower_tail))
     middle = magnitudes(Spelling(None, "", 1, 0), start, hi_i if hi is None else hi_i - 1)
-    options.append(None if middle is None else seq(middle, any_tail))
+    options.append(seq(middle, any_tail))
     if hi is not None:
         upper_tail = _fraction_tail(None, True, hf, iv.hi_incl)
-        options.append(None if upper_tail is None else seq(f'"{hi_i}"', upper_tail))
+        options.append(seq(f'"{hi_i}"', upper_tail))
     return alt(options)
 
 
@@ -162,10 +162,10 @@ def _exponent(a: int, b: int) -> str | None:
     positive = padded(max(a, 0), b) if b >= 0 else None
     negative = padded(max(-b, 0), -a) if a <= 0 else None
     signs = alt([
-        None if positive is None else seq('"+"?', positive),
-        None if negative is None else seq('"-"', negative),
+        seq('"+"?', positive),
+        seq('"-"', negative),
     ])
-    return None if signs is None else seq("[eE]", signs)
+    return seq("[eE]", signs)
 
 
 def _scientific(iv: _Interval) -> str | None:
@@ -181,7 +181,7 @@ def _scientific(iv: _Interval) -> str | None:
     def part(lo: Decimal, lo_incl: bool, hi: Decimal | None, hi_incl: bool, e_lo: int, e_hi: int) -> str | None:
         mantissa = _plain(_Interval(lo, lo_incl, hi, hi_incl), cap=9)
         exponent = _exponent(e_lo, e_hi)
-        return None if mantissa is None or exponent is None else seq(mantissa, exponent)
+        return seq(mantissa, exponent)
 
     one = Decimal(1)
     q_lo = iv.lo.adjusted() if iv.lo > 0 else None
@@ -234,7 +234,7 @@ def _bounded_number(iv: _Interval) -> str | None:
             iv.lo_incl,
         )
         body = alt([_plain(negated), _scientific(negated)])
-        options.append(None if body is None else seq('"-"', body))
+        options.append(seq('"-"', body))
     return alt(options)
 
 
@@ -262,7 +262,7 @@ def _decimal_multiples(rules: RuleSet, hint: str, pointer: str, iv: _Interval, s
             top = min(top, math.floor(iv.hi * scale) if iv.hi_incl else math.ceil(iv.hi * scale) - 1)
         body = signed(rules, f"{hint}-f{f}", bottom, top, k, f, neg_zero=True) if bottom <= top else None
         zeros = repeat('"0"', 0, MAX_FRACTION_DIGITS - s) if f == s else ""
-        options.append(None if body is None else seq(body, zeros))
+        options.append(seq(body, zeros))
     return alt(options)
 
 

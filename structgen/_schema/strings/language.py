@@ -1,5 +1,5 @@
-"""JSON string languages: :class:`StringSpec`, its GBNF (:func:`json_string_rule`) and its membership
-test (:func:`string_matches`), which agree exactly.
+"""JSON string languages: the GBNF of a :class:`~structgen._schema.ir.atoms.StringSpec`
+(:func:`json_string_rule`) and its membership test (:func:`string_matches`), which agree exactly.
 
 Four routes, cheapest first:
 
@@ -37,6 +37,7 @@ from ..automata.to_gbnf import emit_dfa
 from ..gbnf.expr import alt, repeat, seq
 from ..gbnf.rules import RuleSet
 from ..ir.atoms import StringSpec
+from .formats import format_regex
 from .key_trie import QUOTE, CharSetRef, exclusion_body, json_exclusion_body
 
 
@@ -44,12 +45,7 @@ from .key_trie import QUOTE, CharSetRef, exclusion_body, json_exclusion_body
 
 
 def _format_regex(name: str, pointer: str) -> str:
-    try:
-        from .formats import format_regex
-    except ImportError:  # the formats module has not landed yet
-        regex = None
-    else:
-        regex = format_regex(name)
+    regex = format_regex(name)
     if regex is None:
         raise UnsupportedSchemaError(f"format {name!r} cannot be enforced", pointer=pointer, keyword="format")
     return regex
