@@ -188,7 +188,7 @@ class Judge:
 
 
 def structgen_converter(remotes: dict[str, Any], key_order: str) -> Callable[[Any], str]:
-    from structgen._schema import json_schema_to_gbnf
+    from structgen import json_schema_to_gbnf
 
     return lambda schema: json_schema_to_gbnf(schema, refs=remotes, key_order=key_order)
 

@@ -31,7 +31,7 @@ def main() -> None:
     sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
     from bench.corpora import maskbench_cases
     from structgen import StructgenError
-    from structgen._schema import json_schema_to_gbnf
+    from structgen import json_schema_to_gbnf
 
     cases = list(maskbench_cases(every=args.every))
     if args.load_only:

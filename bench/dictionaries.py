@@ -7,7 +7,7 @@ with its value; keys compared case- and plural-insensitively), tokens spent (a f
 counts its whole budget) and answers that wrote a key twice. The shape comparison in
 docs/benchmarks.md ran the same tasks with the system message of the previous release.
 """
-import sys, json, importlib.util, time
+import sys, json
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
 from pydantic import BaseModel
 from enum import Enum

@@ -190,7 +190,7 @@ class Row:
 
 def convert(case: Case) -> tuple[str | None, str]:
     from structgen import SchemaError
-    from structgen._schema import json_schema_to_gbnf
+    from structgen import json_schema_to_gbnf
 
     try:
         return json_schema_to_gbnf(case.schema), ""

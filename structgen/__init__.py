@@ -44,9 +44,8 @@ from ._backends._seam import (
 from ._backends.llamacpp import LlamaCppBackend
 from ._backends.server import LlamaServerBackend, OpenAICompatibleBackend
 from ._generate import LLM, Refusal, Result, structured
-from ._grammar import Grammar
+from ._grammar import ConverterCacheInfo, Grammar, SchemaConverter, json_schema_to_gbnf
 from ._model_path import default_model_path
-from ._schema import json_schema_to_gbnf
 from ._schema.options import GrammarOptions
 from ._tools import ArgumentsDelta, Tool, ToolCall, ToolRun, ToolTurn, tool
 
@@ -61,6 +60,7 @@ __all__ = [
     "C_GBNF",
     "Completion",
     "CompletionRequest",
+    "ConverterCacheInfo",
     "ENGLISH_GBNF",
     "GenerationError",
     "Grammar",
@@ -83,6 +83,7 @@ __all__ = [
     "RefusalError",
     "Result",
     "SamplingSettings",
+    "SchemaConverter",
     "SchemaError",
     "StructgenError",
     "TextDelta",

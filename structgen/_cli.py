@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, get_args
 
-from ._schema.options import KeyOrder
 
 __all__ = ["main", "build_parser", "load_target"]
 
@@ -95,31 +94,29 @@ def _located(path: str, error: Any) -> str:
 
 
 def _grammar_options(args: argparse.Namespace) -> dict[str, Any]:
-    options: dict[str, Any] = {
-        "whitespace": args.whitespace,
-        "refusal": args.refusal,
-        "strict": args.strict,
-        "key_order": args.key_order,
-        "prop_order": tuple(args.prop_order),
-        "dotall": args.dotall,
-        "max_string_length": args.max_string_length,
-    }
-    if args.close_objects is not None:
-        options["additional_properties"] = False if args.close_objects else None
-    if args.integer_zero_fraction is not None:
-        options["integer_zero_fraction"] = args.integer_zero_fraction
-    return options
+    """The grammar options given on the command line (the others come from the preset)."""
+    given = {name: getattr(args, name) for name in cli_option_names()}
+    return {name: tuple(v) if name == "prop_order" else v
+            for name, v in given.items() if v is not None}
 
 
 def cmd_gbnf(args: argparse.Namespace) -> int:
-    from ._grammar import Grammar
+    from ._grammar import SchemaConverter
+    from ._schema.options import PRESETS
 
-    options = _grammar_options(args)
+    changes = _grammar_options(args)
+    converter = SchemaConverter.shared()
     schema = _schema_file(args.target)
     if schema is not None:
-        grammar = Grammar.from_json_schema(schema, **options)
+        options = PRESETS[args.preset or "schema"].with_changes(**changes)
+        grammar = converter.convert(schema, options=options)
     else:
-        grammar = Grammar.from_type(load_target(args.target), **options)
+        from ._generate._output import spec_for
+
+        target = load_target(args.target)
+        # Without --preset, the options generate() uses: @structured's own, or the preset's.
+        base = PRESETS[args.preset] if args.preset else spec_for(target).options.grammar
+        grammar = converter.convert_type(target, options=base.with_changes(**changes))
     sys.stdout.write(grammar.gbnf if grammar.gbnf.endswith("\n") else grammar.gbnf + "\n")
     return EXIT_OK
 
@@ -349,31 +346,64 @@ _TARGET_HELP = ("a Python type as pkg.module:Name (a Pydantic model or anything 
                 "handles; the current directory is importable)")
 
 
+#: Options that are no flags: a mapping of documents is given in Python, not on a command line.
+_NOT_FLAGS = frozenset({"refs"})
+
+
+def cli_option_names() -> list[str]:
+    """The GrammarOptions fields that are CLI flags, in declaration order."""
+    from dataclasses import fields
+
+    from ._schema.options import GrammarOptions
+
+    return [f.name for f in fields(GrammarOptions) if f.name not in _NOT_FLAGS]
+
+
+def _int_or_none(text: str) -> int | None:
+    if text.lower() == "none":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer or 'none': {text!r}") from None
+
+
+def grammar_flag(name: str) -> tuple[str, dict[str, Any]]:
+    """The flag of a GrammarOptions field and its argparse settings, from the field's type and
+    help text (unset flags stay None: the preset decides)."""
+    import types
+    from typing import Literal, Union, get_origin, get_type_hints
+
+    from ._schema.options import GrammarOptions, option_help
+
+    kind = get_type_hints(GrammarOptions)[name]
+    settings: dict[str, Any] = {"default": None, "help": option_help(name).replace("%", "%%")}
+    members = set(get_args(kind)) if get_origin(kind) in (Union, types.UnionType) else {kind}
+    if members <= {bool, type(None)}:
+        settings["action"] = argparse.BooleanOptionalAction
+    elif members == {int, type(None)}:
+        settings.update(type=_int_or_none, metavar="N")
+    elif get_origin(kind) is Literal:
+        settings["choices"] = get_args(kind)
+    elif get_origin(kind) is tuple:
+        settings.update(nargs="+", metavar="NAME")
+    else:
+        raise TypeError(f"no flag for the option {name} of type {kind}")
+    return "--" + name.replace("_", "-"), settings
+
+
 def _add_grammar_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("grammar options (as in Grammar.from_type)")
-    g.add_argument("--whitespace", choices=("compact", "minified", "flexible"), default="compact",
-                   help='"compact": json.dumps separators ", " and ": " (default); "minified": '
-                        'none; "flexible": any JSON whitespace, bounded')
-    g.add_argument("--refusal", action="store_true",
-                   help='the root also accepts {"refusal": "<reason>"}')
-    g.add_argument("--strict", action=argparse.BooleanOptionalAction, default=True,
-                   help="unenforceable keywords are errors (default); --no-strict drops them "
-                        "with a warning")
-    g.add_argument("--key-order", choices=get_args(KeyOrder), default="declared",
-                   help='order of object keys: "declared" (default), "required-first", or '
-                        '"any" (keys of small objects in any order)')
-    g.add_argument("--prop-order", nargs="+", default=[], metavar="NAME",
-                   help="property names to put first, in this order")
-    g.add_argument("--dotall", action="store_true", help='"." in patterns matches newlines too')
-    g.add_argument("--max-string-length", type=int, default=None, metavar="N",
-                   help="upper bound for strings that have none")
-    g.add_argument("--integer-zero-fraction", action=argparse.BooleanOptionalAction,
-                   default=None,
-                   help="integers may be written 1.0 (default: no for Python types, as "
-                        "Grammar.from_type; yes for schema files, as JSON Schema allows)")
-    g.add_argument("--close-objects", action=argparse.BooleanOptionalAction, default=None,
-                   help="objects accept only declared keys (default for Python types; "
-                        "a schema file follows its additionalProperties unless given)")
+    from ._schema.options import PRESET_HELP
+
+    g = p.add_argument_group("grammar options (the fields of GrammarOptions; a flag not given "
+                             "takes the preset's value)")
+    presets = "; ".join(f"{name}: {text}" for name, text in PRESET_HELP.items())
+    g.add_argument("--preset", choices=list(PRESET_HELP), default=None,
+                   help=f"the options to start from (default: what generate uses for a type, "
+                        f"'schema' for a schema file). {presets}".replace("%", "%%"))
+    for name in cli_option_names():
+        flag, settings = grammar_flag(name)
+        g.add_argument(flag, **settings)
 
 
 def build_parser() -> argparse.ArgumentParser:

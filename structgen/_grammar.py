@@ -1,21 +1,27 @@
-"""``Grammar``: an immutable, printable GBNF definition (text, start rule, lazy triggers).
+"""``Grammar``, an immutable GBNF definition, and ``SchemaConverter``, which builds them.
 
 A Grammar owns no native resources. Compiling it against a vocabulary is a separate, cached
 step done by a backend; per-request sampler state is a third object owned by the request.
+The converter owns the grammars it built (a cache with a byte budget) and, through
+``structgen._memo``, can clear the memo tables of the conversion's pure functions.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, NamedTuple, Union
 
+from ._memo import clear_memos, memo_entries
 from ._schema import convert
-from ._schema.options import GrammarOptions
+from ._schema.options import PRESETS, GrammarOptions
 
-__all__ = ["Grammar", "Trigger"]
+__all__ = ["ConverterCacheInfo", "Grammar", "SchemaConverter", "Trigger", "json_schema_to_gbnf"]
 
 Trigger = Union[str, int]
 _ROOT_NAME = re.compile(r"[A-Za-z0-9-]+")
@@ -165,9 +171,14 @@ class Grammar:
         options: GrammarOptions | None = None,
         **option_fields: Any,
     ) -> Grammar:
-        """Convert a JSON Schema (dict or JSON text); options as in ``json_schema_to_gbnf``."""
-        opts = _options(options, option_fields)
-        return cls(convert(schema, opts), triggers=triggers)
+        """Convert a JSON Schema (dict, bool or JSON text) with the shared converter.
+
+        ``options`` default to the ``"schema"`` preset (a faithful conversion); keyword
+        ``option_fields`` change single fields of them (``whitespace="minified"``).
+        """
+        opts = (options or PRESETS["schema"]).with_changes(**option_fields)
+        grammar = SchemaConverter.shared().convert(_schema_only(schema), options=opts)
+        return grammar.with_triggers(triggers)
 
     @classmethod
     def from_type(
@@ -180,23 +191,176 @@ class Grammar:
     ) -> Grammar:
         """The grammar of a Pydantic model or any type Pydantic's ``TypeAdapter`` handles.
 
-        Objects are closed unless the type says otherwise (``additional_properties=False``),
-        so a model emits only its declared fields, in declaration order; integers are written
-        plainly (``integer_zero_fraction=False``), as Pydantic serializes them.
+        ``options`` default to the ``"type"`` preset: objects are closed unless the type says
+        otherwise, so a model emits only its declared fields, in declaration order, and integers
+        are written plainly, as Pydantic serializes them. Given options are used as they are.
         """
+        opts = (options or PRESETS["type"]).with_changes(**option_fields)
+        return SchemaConverter.shared().convert_type(output_type, options=opts).with_triggers(
+            triggers)
+
+    def with_triggers(self, triggers: Iterable[Trigger] | None) -> Grammar:
+        """This grammar with lazy ``triggers`` (itself when there are none to add)."""
+        checked = _check_triggers(triggers)
+        if checked == self._triggers:
+            return self
+        copy = object.__new__(Grammar)
+        for name, value in (("_gbnf", self._gbnf), ("_root_name", self._root_name),
+                            ("_triggers", checked)):
+            object.__setattr__(copy, name, value)
+        return copy
+
+
+def _schema_only(schema: Any) -> dict[str, Any] | str | bool:
+    if not isinstance(schema, (dict, str, bool)):
+        raise TypeError(f"a JSON Schema must be a dict, a bool or a JSON string, not "
+                        f"{type(schema).__name__}")
+    return schema
+
+
+def json_schema_to_gbnf(
+    schema: dict[str, Any] | str | bool, options: GrammarOptions | None = None,
+    **option_fields: Any,
+) -> str:
+    """Convert a JSON Schema (dict, bool or JSON text) to GBNF whose root rule is ``root``.
+
+    ``options`` default to the ``"schema"`` preset; keyword ``option_fields`` change single
+    fields (``json_schema_to_gbnf(schema, whitespace="minified", refusal=True)``).
+    """
+    return Grammar.from_json_schema(schema, options=options, **option_fields).gbnf
+
+
+class ConverterCacheInfo(NamedTuple):
+    """What a :class:`SchemaConverter`'s caches hold (see :meth:`SchemaConverter.cache_info`)."""
+
+    hits: int
+    misses: int
+    #: Grammars in the converter's own cache, and their size with their keys (characters).
+    grammars: int
+    bytes: int
+    max_bytes: int
+    #: Entries of the conversion's memo tables (process-wide, bounded by entry counts).
+    memo_entries: int
+
+
+#: The default budget of a converter's grammar cache: GBNF text and keys, in characters.
+DEFAULT_CACHE_BYTES = 64 * 2**20
+
+
+class SchemaConverter:
+    """The embedded JSON Schema → GBNF converter: one set of options and the grammars it built.
+
+    ``SchemaConverter(options)`` converts everything with ``options``; without them a JSON
+    Schema gets the ``"schema"`` preset and a Python type the ``"type"`` preset, as
+    :meth:`Grammar.from_json_schema` and :meth:`Grammar.from_type` do (they, and
+    :func:`json_schema_to_gbnf`, are calls into :meth:`shared`).
+
+    Grammars are cached by the schema's JSON text and the options, least recently used first
+    out once ``max_cache_bytes`` is reached. The converter is thread-safe: conversions run in
+    parallel, and two threads converting the same schema at once both get a correct grammar.
+    """
+
+    _shared: SchemaConverter | None = None
+    _shared_lock = threading.Lock()
+
+    def __init__(self, options: GrammarOptions | None = None, *,
+                 max_cache_bytes: int = DEFAULT_CACHE_BYTES) -> None:
+        if options is not None and not isinstance(options, GrammarOptions):
+            raise TypeError("options must be a GrammarOptions")
+        if isinstance(max_cache_bytes, bool) or not isinstance(max_cache_bytes, int) \
+                or max_cache_bytes < 0:
+            raise ValueError("max_cache_bytes must be a non-negative int")
+        self._options = options
+        self._max_bytes = max_cache_bytes
+        self._grammars: OrderedDict[tuple[str, str], Grammar] = OrderedDict()
+        self._bytes = 0
+        self._hits = self._misses = 0
+        self._lock = threading.Lock()
+
+    @classmethod
+    def shared(cls) -> SchemaConverter:
+        """The converter behind ``Grammar.from_json_schema``/``from_type``, ``json_schema_to_gbnf``
+        and generation (no options of its own: each call brings its preset)."""
+        with cls._shared_lock:
+            if cls._shared is None:
+                cls._shared = cls()
+            return cls._shared
+
+    @property
+    def options(self) -> GrammarOptions | None:
+        """The options every conversion uses (None: each input's preset)."""
+        return self._options
+
+    def convert(self, schema_or_type: Any, *, options: GrammarOptions | None = None) -> Grammar:
+        """The grammar of a JSON Schema (a dict, a bool or JSON text) or of a Python type.
+
+        ``options`` replace the converter's own for this call. Raises ``SchemaError`` for an
+        invalid schema and ``UnsupportedSchemaError`` (pointer, keyword) for one that cannot be
+        enforced.
+        """
+        if isinstance(schema_or_type, (dict, str, bool)):
+            return self._convert(schema_or_type, options or self._options or PRESETS["schema"])
+        return self.convert_type(schema_or_type, options=options)
+
+    def convert_type(self, output_type: Any, *, options: GrammarOptions | None = None) -> Grammar:
+        """The grammar of a Python type: of the JSON Schema Pydantic validates it against."""
         from ._types import json_schema_of
 
-        option_fields.setdefault("additional_properties", False)
-        option_fields.setdefault("integer_zero_fraction", False)
-        opts = _options(options, option_fields)
-        return cls(convert(json_schema_of(output_type), opts), triggers=triggers)
+        return self._convert(json_schema_of(output_type),
+                             options or self._options or PRESETS["type"])
+
+    def _convert(self, schema: dict[str, Any] | str | bool, options: GrammarOptions) -> Grammar:
+        key = _cache_key(schema, options)
+        if key is not None:
+            with self._lock:
+                found = self._grammars.get(key)
+                if found is not None:
+                    self._grammars.move_to_end(key)
+                    self._hits += 1
+                    return found
+                self._misses += 1
+        grammar = Grammar(convert(schema, options))
+        if key is not None:
+            self._keep(key, grammar)
+        return grammar
+
+    def _keep(self, key: tuple[str, str], grammar: Grammar) -> None:
+        size = len(key[0]) + len(key[1]) + len(grammar.gbnf)
+        if size > self._max_bytes:
+            return
+        with self._lock:
+            if key in self._grammars:
+                return
+            self._grammars[key] = grammar
+            self._bytes += size
+            while self._bytes > self._max_bytes:
+                (text, opts), old = self._grammars.popitem(last=False)
+                self._bytes -= len(text) + len(opts) + len(old.gbnf)
+
+    def clear_cache(self) -> None:
+        """Empty this converter's grammar cache and the conversion's memo tables."""
+        with self._lock:
+            self._grammars.clear()
+            self._bytes = 0
+        clear_memos()
+
+    def cache_info(self) -> ConverterCacheInfo:
+        """Hits and misses of this converter's cache, what it holds, and the memo entries."""
+        with self._lock:
+            return ConverterCacheInfo(self._hits, self._misses, len(self._grammars), self._bytes,
+                             self._max_bytes, memo_entries())
+
+    def __repr__(self) -> str:
+        return f"SchemaConverter({self._options!r}, max_cache_bytes={self._max_bytes})"
 
 
-def _options(options: GrammarOptions | None, fields: dict[str, Any]) -> GrammarOptions:
-    if options is None:
-        return GrammarOptions(**fields)
-    if fields:
-        from dataclasses import replace
-
-        return replace(options, **fields)
-    return options
+def _cache_key(schema: dict[str, Any] | str | bool, options: GrammarOptions
+               ) -> tuple[str, str] | None:
+    """(the schema's JSON text, the options' key), or None for a schema JSON cannot write
+    (it is converted, and fails there, uncached). Key order is kept: it is the declared order."""
+    if isinstance(schema, str):
+        return schema, options.cache_key
+    try:
+        return json.dumps(schema, ensure_ascii=False, allow_nan=False), options.cache_key
+    except (TypeError, ValueError, RecursionError):
+        return None

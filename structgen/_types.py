@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from decimal import Decimal
 from typing import Any
@@ -13,6 +12,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from ._errors import UnsupportedSchemaError
+from ._memo import memo
 
 #: Dict keys (JSON object names) of integers, as Pydantic writes and reads them.
 _INTEGER_KEY = "^-?(?:0|[1-9][0-9]{0,19})$"
@@ -307,7 +307,7 @@ def _duplicates_allowed(json_schema: JsonSchemaValue) -> JsonSchemaValue:
     return json_schema
 
 
-@functools.lru_cache(maxsize=512)
+@memo(512)
 def _adapter(output_type: Any) -> TypeAdapter[Any]:
     return TypeAdapter(output_type)
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from bench.corpora import Case, decide
 from structgen import SchemaError
-from structgen._schema import json_schema_to_gbnf
+from structgen import json_schema_to_gbnf
 from structgen.testing import accepts
 
 

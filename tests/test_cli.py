@@ -20,6 +20,7 @@ CORPORA = SHARED
 MODELS = '''
 from typing import Literal, Optional
 from pydantic import BaseModel
+from structgen import structured
 
 
 class User(BaseModel):
@@ -31,6 +32,12 @@ class User(BaseModel):
 class Outer:
     class Inner(BaseModel):
         ok: bool
+
+
+@structured(whitespace="minified", max_string_length=12, refusal=True)
+class Note(BaseModel):
+    text: str
+    count: int
 '''
 
 LETTERS = 'root ::= "{" [a-z]+ "}"\n'
@@ -95,6 +102,31 @@ def test_gbnf_of_a_model(work: Path) -> None:
     assert accepts(grammar, '{"name": "Ada", "admin": true, "role": "dev"}')
     assert accepts(grammar, '{"name": "Ada", "admin": false, "role": null}')
     assert not accepts(grammar, '{"name":"Ada","admin":true,"role":null}')
+
+
+@pytest.mark.parametrize("name", ["User", "Note", "Outer.Inner"])
+def test_gbnf_prints_exactly_the_grammar_generate_uses(work: Path, name: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from structgen import Grammar
+    from structgen._cli import load_target
+    from structgen._generate._output import spec_for
+
+    monkeypatch.syspath_prepend(str(work))
+    target = load_target(f"models:{name}")
+    printed = run("gbnf", f"models:{name}", cwd=work)
+    assert printed.returncode == 0, printed.stderr
+    assert printed.stdout == spec_for(target).grammar.gbnf
+    as_type = run("gbnf", f"models:{name}", "--preset", "type", cwd=work).stdout
+    assert as_type == Grammar.from_type(target).gbnf
+    if name == "User":  # the generation preset caps free text; a type's grammar does not
+        assert as_type != printed.stdout
+        assert accepts(as_type, '{"name": "%s", "admin": true, "role": null}' % ("x" * 600))
+        assert not accepts(printed.stdout, '{"name": "%s", "admin": true, "role": null}'
+                           % ("x" * 600))
+    if name == "Note":  # @structured's own options, and flags over them
+        assert accepts(printed.stdout, '{"refusal":"no"}')
+        spaced = run("gbnf", "models:Note", "--whitespace", "compact", cwd=work).stdout
+        assert accepts(spaced, '{"text": "hi", "count": 2}')
 
 
 def test_gbnf_options_reach_the_converter(work: Path) -> None:

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from structgen._errors import SchemaError, UnsupportedSchemaError
-from structgen._schema import canonical_json, convert, json_schema_to_gbnf, refusal_json
+from structgen import json_schema_to_gbnf
+from structgen._schema import canonical_json, convert, refusal_json
 from structgen._schema.options import GrammarOptions
 from structgen.testing import accepts
 

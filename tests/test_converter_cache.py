@@ -13,9 +13,18 @@ from typing import Any
 import pytest
 
 from structgen._errors import StructgenError
-from structgen._schema import json_schema_to_gbnf
+from structgen import GrammarOptions
+from structgen._schema import convert
 from structgen._schema.ir.atoms import ConstAtom, NumAtom, ObjAtom, StrAtom, StringSpec
 from structgen._schema.normalize.normalizer import Normalizer
+
+
+
+def json_schema_to_gbnf(schema: Any, **fields: Any) -> str:
+    """A conversion past the SchemaConverter's grammar cache: what is tested here is the memo
+    tables below it."""
+    return convert(schema, GrammarOptions(**fields))
+
 
 _PERSON = {
     "type": "object",

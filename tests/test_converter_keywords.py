@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from structgen._schema import json_schema_to_gbnf
+from structgen import json_schema_to_gbnf
 from structgen.testing import accepts
 
 Case = tuple[str, Any, list[str], list[str]]

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from structgen._errors import SchemaError
-from structgen._schema import json_schema_to_gbnf
+from structgen import json_schema_to_gbnf
 from structgen.testing import accepts
 
 REMOTE = {

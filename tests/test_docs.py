@@ -73,6 +73,18 @@ def test_the_api_reference_has_every_public_name() -> None:
     assert documented - public == {"structgen.testing"}  # the module itself, for its docstring
 
 
+def test_the_options_tables_are_generated_from_the_code() -> None:
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        import options_tables
+    finally:
+        sys.path.remove(str(ROOT / "docs"))
+    assert options_tables.stale() == [], "run: python docs/options_tables.py --write"
+    blocks = {f"{path.name}: {match['name']}" for path in (ROOT / "docs").glob("*.md")
+              for match in options_tables.BLOCK.finditer(path.read_text())}
+    assert {"conversion.md: presets", "conversion.md: grammar-options", "gbnf.md: cli-flags"} <= blocks
+
+
 def test_readme_gives_the_setup_commands_and_links_the_docs() -> None:
     readme = (ROOT / "README.md").read_text()
     assert "make demo" in readme and "make test" in readme

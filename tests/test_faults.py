@@ -18,6 +18,7 @@ import pytest
 from pydantic import BaseModel, ValidationInfo, field_validator, model_validator
 
 import structgen as sg
+from thread_support import in_threads
 
 model = pytest.mark.model
 
@@ -323,24 +324,13 @@ def test_required_calls_that_all_fail_validation_are_an_output_validation_error(
 
 @model
 def test_eight_threads_times_ten_calls_each_get_their_own_answer(llm: sg.LLM) -> None:
-    answers: dict[int, list[Code]] = {}
-    usages_match: dict[int, bool] = {}
-    errors: list[BaseException] = []
+    def work(code: int) -> tuple[list[Code], bool]:
+        results = [llm.run(Code, code_prompt(code), max_tokens=8) for _ in range(10)]
+        return [r.value for r in results], llm.last_usage == results[-1].usage  # per thread
 
-    def work(code: int) -> None:
-        try:
-            results = [llm.run(Code, code_prompt(code), max_tokens=8) for _ in range(10)]
-            answers[code] = [r.value for r in results]
-            usages_match[code] = llm.last_usage == results[-1].usage  # per thread, not shared
-        except BaseException as error:  # reported below
-            errors.append(error)
-
-    threads = [threading.Thread(target=work, args=(code,)) for code in CODES]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert not errors
+    done = in_threads(work, CODES)
+    answers = {code: values for code, (values, _) in zip(CODES, done)}
+    usages_match = {code: same for code, (_, same) in zip(CODES, done)}
     assert answers == {code: [Code(value=code)] * 10 for code in CODES}
     assert all(usages_match.values()) and len(usages_match) == len(CODES)
 

@@ -215,7 +215,7 @@ def _compare(grammar: str, texts: list[str]) -> int:
 
 def _convertible(schema: Any) -> str | None:
     """The converter's grammar for ``schema`` when it has one our recognizer can run."""
-    from structgen._schema import json_schema_to_gbnf
+    from structgen import json_schema_to_gbnf
 
     try:
         grammar = json_schema_to_gbnf(schema)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
@@ -26,6 +25,7 @@ from structgen._errors import (
     OutputValidationError,
     RefusalError,
 )
+from thread_support import in_threads
 
 pytestmark = pytest.mark.model
 
@@ -331,22 +331,8 @@ async def test_async(llm: sg.LLM) -> None:
 def test_threads_share_one_llm(llm: sg.LLM) -> None:
     prompts = [f"Extract the person. {JOHN}", "Extract the person. Mary Jones, 31, lives in Paris, France."]
     expected = [llm.generate(Person, p) for p in prompts]
-    results: dict[int, Person] = {}
-    errors: list[BaseException] = []
-
-    def work(i: int) -> None:
-        try:
-            results[i] = llm.generate(Person, prompts[i % 2])
-        except BaseException as e:  # reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
-    assert [results[i] for i in range(4)] == expected * 2
+    results = in_threads(lambda i: llm.generate(Person, prompts[i % 2]), range(4))
+    assert results == expected * 2
 
 
 def test_determinism_and_prefix_cache(llm: sg.LLM) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from structgen import Grammar, SchemaError, UnsupportedSchemaError
 from structgen._gbnf import Recognizer
-from structgen._schema import json_schema_to_gbnf
+from structgen import json_schema_to_gbnf
 from structgen._schema.gbnf.rules import RuleSet
 from structgen._schema.gbnf import expr as _expr
 from structgen._schema.gbnf.expr import repeat

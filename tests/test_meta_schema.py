@@ -14,7 +14,7 @@ import pytest
 from bench.corpora import jsts_cases, maskbench_cases
 from structgen import Grammar, SchemaError, UnsupportedSchemaError
 from structgen._pointers import subschema_steps
-from structgen._schema import json_schema_to_gbnf
+from structgen import json_schema_to_gbnf
 from structgen._schema.normalize.meta import _draft, _flat_validator, _published_validator
 from structgen.testing import accepts
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 import structgen
 from structgen import Grammar, UnsupportedSchemaError
-from structgen._schema import json_schema_to_gbnf
+from structgen import json_schema_to_gbnf
 from structgen._types import json_schema_of
 from structgen.testing import accepts, assert_round_trip, assert_samples_validate
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from structgen._errors import SchemaError, UnsupportedSchemaError
-from structgen._schema import json_schema_to_gbnf
+from structgen import json_schema_to_gbnf
 from structgen._schema.automata import (
     operations as _automata, minimize as _minimize, regex_dfa as _regex_dfa,
 )

@@ -24,7 +24,6 @@ from .._backends._seam import (
     DEFAULT_SAMPLING,
     AsyncBackend,
     Backend,
-    Completion,
     CompletionRequest,
     Message,
     SamplingSettings,

@@ -1,22 +1,31 @@
 """What to generate for an output type: its grammar, validator, prompt hint and choice points.
 
 An :class:`OutputSpec` is built once per (type, options) and cached — on the class itself for
-``@structured`` classes, in a module cache otherwise — so the grammar is converted once.
+``@structured`` classes, in a bounded module cache otherwise; its grammar comes from the shared
+:class:`~structgen.SchemaConverter`, which caches grammars by schema and options.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
 from typing import Any, Generic, Literal, TypeVar, overload
 
 from pydantic import TypeAdapter, ValidationError
 
 from .._backends._choices import ChoiceTable, MemberRules
 from .._backends._seam import Message
-from .._schema.options import SEPARATORS, GrammarOptions
+from .._schema.options import (
+    OPTION_NAMES,
+    PRESETS,
+    SEPARATORS,
+    GrammarOptions,
+    KeyOrder,
+    Whitespace,
+)
 from ._choice_table import choice_table, member_rules
 from ._describe import STYLES, DescribeStyle, describe_schema, example_answer
 from ._messages import as_messages
@@ -30,12 +39,9 @@ PLACEMENTS: tuple[HintPlacement, ...] = ("system", "before_prompt", "after_promp
 #: The description style ``describe=True`` means.
 DEFAULT_DESCRIBE_STYLE: DescribeStyle = "full"
 
-#: Generation's cap, in characters, for strings the type leaves unbounded. A small model that
-#: starts repeating itself inside a string otherwise writes until max_tokens and the call fails;
-#: with the cap the grammar closes the string and the object completes. ``Field(max_length=...)``
-#: on a field, or ``@structured(max_string_length=None)`` for a type, overrides it.
-DEFAULT_MAX_STRING_LENGTH = 500
-_cache: dict[Any, OutputSpec[Any]] = {}
+#: Specs kept for types that are not ``@structured`` (least recently used out first).
+MAX_CACHED_SPECS = 256
+_cache: OrderedDict[Any, OutputSpec[Any]] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
@@ -51,7 +57,7 @@ class OutputOptions:
     """Per-type generation options (set with ``@structured``).
 
     - ``grammar``: options of the JSON Schema → GBNF conversion (whitespace, key order,
-      strictness, ...), see :class:`~structgen._schema.options.GrammarOptions`.
+      strictness, ...), see :class:`~structgen.GrammarOptions`; the ``"generation"`` preset.
     - ``describe``: put a compact description of the expected fields in the prompt: a style
       (``"full"``: the JSON shape and the fields' descriptions; ``"shape"``: the shape alone;
       ``"listing"``: one line per field), True for the default style, False for none.
@@ -63,7 +69,7 @@ class OutputOptions:
       alternative's full likelihood instead of token by token.
     """
 
-    grammar: GrammarOptions = field(default_factory=lambda: _generation_grammar({}))
+    grammar: GrammarOptions = PRESETS["generation"]
     describe: bool | DescribeStyle = True
     instructions: str | None = None
     choose_by_likelihood: bool = True
@@ -92,14 +98,14 @@ class OutputSpec(Generic[T]):
     """A type ready for generation: grammar (GBNF + root), validator, description, choices."""
 
     def __init__(self, output_type: Any, options: OutputOptions) -> None:
-        from .._grammar import Grammar
+        from .._grammar import SchemaConverter
         from .._types import json_schema_of
 
         self.output_type = output_type
         self.options = options
         self.adapter: TypeAdapter[T] = TypeAdapter(output_type)
         self.schema: dict[str, Any] = json_schema_of(output_type)
-        self.grammar = Grammar.from_type(output_type, options=_closed(options.grammar))
+        self.grammar = SchemaConverter.shared().convert(self.schema, options=options.grammar)
         self.refusal = options.grammar.refusal
         self.hint = self._hint()
         #: The hint when it goes into the system message (None when it goes with the prompt).
@@ -173,14 +179,6 @@ def _merge_system(conversation: list[Message]) -> list[Message]:
     return conversation
 
 
-def _closed(options: GrammarOptions) -> GrammarOptions:
-    if options.additional_properties is None:
-        from dataclasses import replace
-
-        return replace(options, additional_properties=False)
-    return options
-
-
 def spec_for(output_type: Any, options: OutputOptions | None = None) -> OutputSpec[Any]:
     """The cached spec of ``output_type`` (decorated classes carry their own)."""
     if options is None:
@@ -197,29 +195,29 @@ def spec_for(output_type: Any, options: OutputOptions | None = None) -> OutputSp
         return OutputSpec(output_type, options)
     with _cache_lock:
         spec = _cache.get(key)
-    if spec is None:
-        spec = OutputSpec(output_type, options)
-        with _cache_lock:
-            _cache.setdefault(key, spec)
+        if spec is not None:
+            _cache.move_to_end(key)
+            return spec
+    spec = OutputSpec(output_type, options)
+    with _cache_lock:
+        spec = _cache.setdefault(key, spec)
+        while len(_cache) > MAX_CACHED_SPECS:
+            _cache.popitem(last=False)
     return spec
 
 
-_GRAMMAR_FIELDS = {f.name for f in fields(GrammarOptions)}
+#: The prompting options of ``structured()`` (beside the grammar options).
+PROMPT_OPTION_NAMES = frozenset(f.name for f in fields(OutputOptions)) - {"grammar"}
 
 
 def options_from(settings: Mapping[str, Any]) -> OutputOptions:
     """OutputOptions from keyword settings; unknown names and bad values raise here."""
-    grammar_settings = {k: v for k, v in settings.items() if k in _GRAMMAR_FIELDS}
-    own = {k: v for k, v in settings.items() if k not in _GRAMMAR_FIELDS}
-    unknown = set(own) - {"describe", "instructions", "choose_by_likelihood", "examples", "hint_placement"}
+    grammar_settings = {k: v for k, v in settings.items() if k in OPTION_NAMES}
+    own = {k: v for k, v in settings.items() if k not in OPTION_NAMES}
+    unknown = set(own) - PROMPT_OPTION_NAMES
     if unknown:
         raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
-    return OutputOptions(grammar=_generation_grammar(grammar_settings), **own)
-
-
-def _generation_grammar(settings: Mapping[str, Any]) -> GrammarOptions:
-    """Grammar options with generation's own default: strings capped (see above)."""
-    return GrammarOptions(**{"max_string_length": DEFAULT_MAX_STRING_LENGTH, **settings})
+    return OutputOptions(grammar=GrammarOptions.preset("generation", **grammar_settings), **own)
 
 
 @overload
@@ -229,29 +227,34 @@ def structured(
     cls: None = None,
     /,
     *,
-    whitespace: str = ...,
-    key_order: str = ...,
-    prop_order: tuple[str, ...] = ...,
-    refusal: bool = ...,
+    # the fields of GrammarOptions (a test keeps this list equal to them)
+    prop_order: Sequence[str] = ...,
+    key_order: KeyOrder = ...,
+    whitespace: Whitespace = ...,
     strict: bool = ...,
+    dotall: bool = ...,
+    raw_pattern: bool = ...,
+    refs: Mapping[str, Any] = ...,
+    allow_fetch: bool = ...,
+    refusal: bool = ...,
+    additional_properties: bool | None = ...,
     max_string_length: int | None = ...,
+    integer_zero_fraction: bool = ...,
+    max_grammar_bytes: int | None = ...,
+    # the prompting fields of OutputOptions
     describe: bool | DescribeStyle = ...,
     instructions: str | None = ...,
     choose_by_likelihood: bool = ...,
     examples: bool = ...,
     hint_placement: HintPlacement = ...,
-    **grammar_options: Any,
 ) -> Callable[[type[C]], type[C]]: ...
 def structured(cls: type[C] | None = None, /, **settings: Any) -> Any:
     """Class decorator: per-model generation options, grammar built now and cached on the class.
 
-    ``@structured`` alone uses the defaults. Options: ``whitespace`` ("compact", "minified",
-    "flexible"), ``key_order``, ``prop_order``, ``refusal``, ``strict``, ``max_string_length``
-    and the other grammar options; ``describe`` (True, False or a style: how the expected fields
-    are described in the prompt), ``examples`` (an example answer from ``Field(examples=...)``),
-    ``instructions`` (extra prompt text), ``hint_placement`` (system message, or before or after
-    the prompt), ``choose_by_likelihood``. A wrong option or a type that cannot be converted
-    raises at decoration time.
+    ``@structured`` alone uses the defaults: the ``"generation"`` preset of
+    :class:`~structgen.GrammarOptions` and :class:`OutputOptions`' own. Any field of either can
+    be set by name (``@structured(whitespace="minified", describe=False)``); what each means is
+    in those classes. A wrong option or a type that cannot be converted raises at decoration time.
     """
     options = options_from(settings)
 

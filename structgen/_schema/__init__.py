@@ -2,7 +2,7 @@
 
 The pipeline, one subpackage a stage, each importing only the ones below it::
 
-    converter ─ options                 entry points, the SchemaConverter and its caches
+    converter ─ options                 convert(schema, options) -> GBNF text; presets
       emit        IR → GBNF rules        (emitter, objects, arrays, numbers, integers, digits)
       normalize   schema → IR            (refs, meta, keywords, applicators, normalizer)
       algebra     exact set operations   (sets, complement, validate; see algebra.context)
@@ -19,6 +19,6 @@ format names are annotations. Key order is the declared order (``prop_order``, `
 
 from __future__ import annotations
 
-from .converter import canonical_json, convert, json_schema_to_gbnf, refusal_json
+from .converter import canonical_json, convert, refusal_json
 
-__all__ = ["canonical_json", "convert", "json_schema_to_gbnf", "refusal_json"]
+__all__ = ["canonical_json", "convert", "refusal_json"]

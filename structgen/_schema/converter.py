@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Iterator, Mapping, Sequence
+import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -15,7 +16,7 @@ from .ir.atoms import Irreducible, StrAtom, StringSpec
 from .normalize.meta import check_meta_schema
 from .normalize.normalizer import Normalizer
 from .normalize.refs import Resolver
-from .options import DEFAULT_MAX_GRAMMAR_BYTES, GrammarOptions
+from .options import GrammarOptions
 
 #: Length bounds of the refusal reason.
 REFUSAL_MAX_LENGTH = 500
@@ -45,26 +46,37 @@ def convert(schema: Any, options: GrammarOptions) -> str:
     return outcome
 
 
+_pauses = 0  # conversions running now, in any thread
+_pauses_lock = threading.Lock()
+_collector_was_enabled = False
+
+
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Hold off the cyclic garbage collector while a grammar is built.
+    """Hold off the cyclic garbage collector while grammars are built.
 
-    A conversion allocates many short-lived containers and creates no reference cycles (its
-    structures are freed by reference counting), yet those allocations trigger full collections
-    whose cost is proportional to everything else the process holds: with a large heap they
-    took a fifth of the conversion time. The collector is re-enabled on the way out (only if
-    this call disabled it, so nested or concurrent conversions leave it as they found it), and
-    only once the conversion's structures are gone: the collection that re-enabling sets off
-    would otherwise walk all of them, and move them to an older generation just before they die.
+    This is the one place the constraint is explained. A conversion allocates many short-lived
+    containers and creates no reference cycles (its structures are freed by reference counting),
+    yet those allocations trigger full collections whose cost is proportional to everything else
+    the process holds: with a large heap they took a fifth of the conversion time. So the
+    conversion's modules keep no cycles (and may rely on that), and the collector is paused
+    for as long as any thread converts: the first conversion in pauses it (if it ran), the last
+    one out resumes it, and only once its structures are gone, since the collection that
+    resuming sets off would otherwise walk all of them just before they die.
     """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
+    global _pauses, _collector_was_enabled
+    with _pauses_lock:
+        if _pauses == 0:
+            _collector_was_enabled = gc.isenabled()
+            gc.disable()
+        _pauses += 1
     try:
         yield
     finally:
-        gc.enable()
+        with _pauses_lock:
+            _pauses -= 1
+            if _pauses == 0 and _collector_was_enabled:
+                gc.enable()
 
 
 def _convert_or_explain(document: Any, options: GrammarOptions) -> str | StructgenError:
@@ -158,34 +170,3 @@ def canonical_json(value: Any, whitespace: str = "compact") -> str:
     if whitespace in ("compact", "flexible"):
         return json.dumps(value)
     raise ValueError(f"whitespace must be 'compact', 'minified' or 'flexible', not {whitespace!r}")
-
-
-def json_schema_to_gbnf(
-    schema: dict[str, Any] | str | bool,
-    *,
-    prop_order: Sequence[str] | None = None,
-    allow_fetch: bool = False,
-    dotall: bool = False,
-    raw_pattern: bool = False,
-    whitespace: str = "compact",
-    strict: bool = True,
-    refs: Mapping[str, Any] | None = None,
-    refusal: bool = False,
-    key_order: str = "declared",
-    additional_properties: bool | None = None,
-    max_string_length: int | None = None,
-    integer_zero_fraction: bool = True,
-    max_grammar_bytes: int | None = DEFAULT_MAX_GRAMMAR_BYTES,
-) -> str:
-    """Convert a JSON Schema (dict, bool or JSON text) to GBNF whose root rule is ``root``."""
-    if not isinstance(schema, (dict, str, bool)):
-        raise TypeError(f"a JSON Schema must be a dict, a bool or a JSON string, not "
-                        f"{type(schema).__name__}")
-    options = GrammarOptions(
-        prop_order=tuple(prop_order or ()), key_order=key_order,  # type: ignore[arg-type]
-        whitespace=whitespace,  # type: ignore[arg-type]
-        strict=strict, dotall=dotall, raw_pattern=raw_pattern, refs=dict(refs or {}),
-        allow_fetch=allow_fetch, refusal=refusal, additional_properties=additional_properties,
-        max_string_length=max_string_length, integer_zero_fraction=integer_zero_fraction,
-        max_grammar_bytes=max_grammar_bytes)
-    return convert(schema, options)

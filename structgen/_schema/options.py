@@ -1,13 +1,21 @@
-"""The one typed options object of the JSON Schema → GBNF conversion."""
+"""The one typed options object of the JSON Schema → GBNF conversion, and its named presets.
+
+Every default lives here: a field's default is what a JSON Schema's faithful conversion uses (the
+``"schema"`` preset), and :data:`PRESETS` states the other presets as changes to it. The help
+text of each option is its field's metadata, from which ``structured()``'s docs, the CLI flags
+and the docs tables are derived.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
+from types import MappingProxyType
 from typing import Any, Literal
 
 Whitespace = Literal["compact", "minified", "flexible"]
 KeyOrder = Literal["declared", "required-first", "any"]
+PresetName = Literal["schema", "type", "generation", "tool-arguments"]
 
 #: Separators of each whitespace mode: (after comma, after colon).
 #: "compact" is what ``json.dumps`` writes by default and what chat models emit naturally.
@@ -22,46 +30,76 @@ FLEXIBLE_WHITESPACE_LIMIT = 20
 DEFAULT_MAX_GRAMMAR_BYTES = 4_000_000
 
 
+def _option(default: Any, help: str) -> Any:
+    """A field with its help text (read by the CLI, the docs tables and ``structured()``)."""
+    if isinstance(default, dict):
+        return field(default_factory=dict, metadata={"help": help})
+    return field(default=default, metadata={"help": help})
+
+
 @dataclass(frozen=True)
 class GrammarOptions:
-    """How a JSON Schema becomes a grammar. Every field has a safe default.
+    """How a JSON Schema becomes a grammar. The defaults convert a schema faithfully.
 
-    - ``prop_order``: property names to put first, in this order; others keep declaration order.
-    - ``key_order``: "declared" (what Pydantic serializes), "required-first" (llama.cpp's order),
-      or "any" (declared keys in any order: exact for small objects, declared order beyond).
-    - ``whitespace``: "compact" (``{"a": 1, "b": 2}``, exactly), "minified" (``{"a":1}``), or
-      "flexible" (any JSON whitespace between tokens, at most FLEXIBLE_WHITESPACE_LIMIT chars).
-    - ``strict``: unenforceable keywords raise ``UnsupportedSchemaError``; when False they are
-      dropped with one warning listing each keyword's JSON pointer.
-    - ``dotall``: ``.`` in patterns also matches line terminators.
-    - ``raw_pattern``: a root string schema's pattern is emitted without JSON quotes/escapes.
-    - ``refs``: other schema documents by URI, resolved locally; ``allow_fetch`` permits HTTPS.
-    - ``refusal``: the root also accepts ``{"refusal": "<reason>"}``.
-    - ``additional_properties``: None follows the schema (absent means allowed, as JSON Schema
-      says); False closes every object that does not say otherwise (what ``from_type`` uses, so
-      models emit only declared fields).
-    - ``max_string_length``: an upper bound for free-text strings (no pattern, format, enum or
-      excluded names) that have none (None: unbounded); a larger minLength wins.
-    - ``integer_zero_fraction``: integers may also be spelled with a zero fraction (``1.0``), as
-      JSON Schema allows; ``from_type`` turns it off so models write plain integers.
-    - ``max_grammar_bytes``: a grammar larger than this (UTF-8 bytes of GBNF) is refused with
-      ``UnsupportedSchemaError`` instead of being handed to llama.cpp, whose loading and per-request
-      copying grow with the size (None: no limit).
+    Each field's help text is in its metadata (``option_help``); :data:`PRESETS` names the
+    option sets structgen uses (``GrammarOptions.preset("generation")`` is what
+    ``llm.generate`` uses for a type that says nothing).
     """
 
-    prop_order: tuple[str, ...] = ()
-    key_order: KeyOrder = "declared"
-    whitespace: Whitespace = "compact"
-    strict: bool = True
-    dotall: bool = False
-    raw_pattern: bool = False
-    refs: Mapping[str, Any] = field(default_factory=dict)
-    allow_fetch: bool = False
-    refusal: bool = False
-    additional_properties: bool | None = None
-    max_string_length: int | None = None
-    integer_zero_fraction: bool = True
-    max_grammar_bytes: int | None = DEFAULT_MAX_GRAMMAR_BYTES
+    prop_order: tuple[str, ...] = _option(
+        (), "property names to put first, in this order; the others keep declaration order")
+    key_order: KeyOrder = _option(
+        "declared", '"declared" (what Pydantic serializes), "required-first" (llama.cpp\'s '
+        'order), or "any" (the keys of small objects in any order, declared order beyond)')
+    whitespace: Whitespace = _option(
+        "compact", '"compact": exactly json.dumps\' ", " and ": "; "minified": no spaces; '
+        f'"flexible": any JSON whitespace between tokens, at most {FLEXIBLE_WHITESPACE_LIMIT} '
+        'characters')
+    strict: bool = _option(
+        True, "a keyword that cannot be enforced is an UnsupportedSchemaError; off: it is "
+        "dropped with one warning naming its pointer")
+    dotall: bool = _option(False, '"." in patterns also matches line terminators')
+    raw_pattern: bool = _option(
+        False, "a root string schema's pattern is emitted without JSON quotes or escapes")
+    refs: Mapping[str, Any] = _option(
+        {}, "other schema documents by URI, resolved locally")
+    allow_fetch: bool = _option(False, "$refs to https:// URLs not in refs may be fetched")
+    refusal: bool = _option(False, 'the root also accepts {"refusal": "<reason>"}')
+    additional_properties: bool | None = _option(
+        None, "None (or True) follows the schema, where an absent additionalProperties allows "
+        "any key; False closes every object that does not say otherwise, so a model writes "
+        "only its declared fields")
+    max_string_length: int | None = _option(
+        None, "an upper bound for free-text strings (no pattern, format, enum or excluded "
+        "names) that have none; a larger minLength wins; None: unbounded")
+    integer_zero_fraction: bool = _option(
+        True, "integers may also be written with a zero fraction (1.0), as JSON Schema allows; "
+        "off: plain integers, as Pydantic writes them")
+    max_grammar_bytes: int | None = _option(
+        DEFAULT_MAX_GRAMMAR_BYTES, "a grammar larger than this many UTF-8 bytes is an "
+        "UnsupportedSchemaError instead of being handed to llama.cpp, whose loading and "
+        "per-request copying grow with its size; None: no limit")
+
+    @classmethod
+    def preset(cls, name: PresetName, **changes: Any) -> GrammarOptions:
+        """The options of the named preset (see :data:`PRESETS`), with ``changes`` applied."""
+        try:
+            base = PRESETS[name]
+        except KeyError:
+            raise ValueError(f"unknown preset {name!r}: one of {', '.join(PRESETS)}") from None
+        return base.with_changes(**changes)
+
+    def with_changes(self, **changes: Any) -> GrammarOptions:
+        """A copy with ``changes`` applied (an unknown name is a TypeError)."""
+        unknown = sorted(set(changes) - OPTION_NAMES)
+        if unknown:
+            raise TypeError(f"unknown grammar option(s): {', '.join(unknown)}")
+        return replace(self, **changes) if changes else self
+
+    @property
+    def cache_key(self) -> str:
+        """A text equal for equal options (``refs`` holds mappings, so options are not hashable)."""
+        return repr(self)
 
     def __post_init__(self) -> None:
         if isinstance(self.prop_order, str) or not isinstance(self.prop_order, Sequence):
@@ -93,5 +131,48 @@ class GrammarOptions:
             or self.max_grammar_bytes <= 0
         ):
             raise ValueError("max_grammar_bytes must be None or a positive int")
+        if self.refs is None:
+            object.__setattr__(self, "refs", {})
         if not isinstance(self.refs, Mapping):
             raise TypeError("refs must be a mapping of URI to schema")
+
+
+OPTION_NAMES = frozenset(f.name for f in fields(GrammarOptions))
+
+
+def option_help(name: str) -> str:
+    """The help text of the option ``name``."""
+    for f in fields(GrammarOptions):
+        if f.name == name:
+            return str(f.metadata["help"])
+    raise KeyError(name)
+
+
+#: Generation's cap, in characters, for strings the type leaves unbounded. A small model that
+#: starts repeating itself inside a string otherwise writes until max_tokens and the call fails;
+#: with the cap the grammar closes the string and the object completes.
+GENERATION_MAX_STRING_LENGTH = 500
+#: The cap for the string arguments of a tool call (arguments are short; a loop is caught sooner).
+TOOL_MAX_STRING_LENGTH = 200
+
+_SCHEMA = GrammarOptions()
+_TYPE = replace(_SCHEMA, additional_properties=False, integer_zero_fraction=False)
+
+#: The named option sets, and the only place a default other than a field's own is stated.
+PRESETS: Mapping[str, GrammarOptions] = MappingProxyType({
+    "schema": _SCHEMA,
+    "type": _TYPE,
+    "generation": replace(_TYPE, max_string_length=GENERATION_MAX_STRING_LENGTH),
+    "tool-arguments": replace(_TYPE, max_string_length=TOOL_MAX_STRING_LENGTH),
+})
+
+#: What each preset is for (CLI help and docs).
+PRESET_HELP: Mapping[str, str] = MappingProxyType({
+    "schema": "a JSON Schema, converted faithfully (the fields' defaults)",
+    "type": "a Python type as Pydantic reads and writes it: objects closed, integers plain "
+            "(Grammar.from_type)",
+    "generation": f"what llm.generate uses: a type's, with free-text strings capped at "
+                  f"{GENERATION_MAX_STRING_LENGTH} characters",
+    "tool-arguments": f"a tool call's arguments: a type's, with free-text strings capped at "
+                      f"{TOOL_MAX_STRING_LENGTH} characters",
+})

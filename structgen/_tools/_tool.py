@@ -17,7 +17,6 @@ and the parameter, instead of failing later inside a call.
 
 from __future__ import annotations
 
-import functools
 import inspect
 import json
 import re
@@ -28,8 +27,8 @@ from typing import Any, TypeVar, Union, get_type_hints, overload
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from .._errors import SchemaError, ToolDefinitionError, ValidatorError
-from .._grammar import Grammar
-from .._schema.options import GrammarOptions
+from .._grammar import Grammar, SchemaConverter
+from .._schema.options import PRESETS
 from ._docstrings import parse_docstring
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -256,19 +255,12 @@ def _failing_field(model: type[BaseModel]) -> str | None:
 
 #: Tool arguments convert as generated types do: closed objects (only declared arguments),
 #: plain integers, free-text strings capped (see ``_generate/_output.py``).
-TOOL_GRAMMAR_OPTIONS = GrammarOptions(
-    additional_properties=False, integer_zero_fraction=False, max_string_length=200
-)
+TOOL_GRAMMAR_OPTIONS = PRESETS["tool-arguments"]
 
 
 def arguments_grammar(tool: Tool) -> Grammar:
     """The grammar of ``tool``'s arguments object alone (raises SchemaError if it cannot be)."""
-    return _converted(json.dumps(tool.parameters))  # key order is meaningful (declared order)
-
-
-@functools.lru_cache(maxsize=256)
-def _converted(schema_text: str) -> Grammar:
-    return Grammar.from_json_schema(json.loads(schema_text), options=TOOL_GRAMMAR_OPTIONS)
+    return SchemaConverter.shared().convert(tool.parameters, options=TOOL_GRAMMAR_OPTIONS)
 
 
 def _checked(made: Tool) -> Tool:

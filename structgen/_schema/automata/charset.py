@@ -14,11 +14,11 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from hashlib import blake2b
 
 from ..._escapes import escape_code_point, gbnf_literal, separate_hex_escapes
 from ..._frozen import cached_hash
+from ..._memo import memo
 from ..gbnf.rules import RuleSet
 
 MAX_CODE_POINT = 0x10FFFF
@@ -200,7 +200,7 @@ def _digit_class(digits: list[int]) -> str:
     return f"[{items}]"
 
 
-@lru_cache(maxsize=8192)
+@memo(8192)
 def hex_expr(ranges: tuple[Range, ...], width: int) -> str:
     """GBNF for exactly ``width`` hex digits (either case) whose value lies in ``ranges``.
 
@@ -358,7 +358,7 @@ def json_char_ref(rules: RuleSet, cs: CharSet) -> str:
 NamedRule = tuple[str, str, tuple[str, ...]]
 
 
-@lru_cache(maxsize=16384)
+@memo(16384)
 def json_char_parts(ranges: tuple[Range, ...]) -> tuple[str, tuple[NamedRule, ...]]:
     """One JSON character of the set: the expression that stands for it, and the rules it needs
     defined (none for an inline group; else the set's own, which the expression names, then
@@ -373,7 +373,7 @@ def json_char_parts(ranges: tuple[Range, ...]) -> tuple[str, tuple[NamedRule, ..
     return name, ((name, body, (U_ABOVE_LATIN1,)), _above_latin1_rule())
 
 
-@lru_cache(maxsize=1)
+@memo(1)
 def _above_latin1_rule() -> NamedRule:
     return U_ABOVE_LATIN1, " | ".join(_after_u(_ABOVE_LATIN1)), ()
 
@@ -405,7 +405,7 @@ _CATEGORY_BY_NAME = {**{v: k for k, v in _CATEGORY_NAMES.items()}, **{k: k for k
 _CATEGORY_BY_NAME.update(_CATEGORY_ALIASES)
 
 
-@lru_cache(maxsize=1)
+@memo(1)
 def _category_table() -> dict[str, CharSet]:
     """Every two-letter general category as a CharSet, from one pass over ``unicodedata``."""
     import unicodedata
@@ -420,7 +420,7 @@ def _category_table() -> dict[str, CharSet]:
     return {cat: CharSet.from_ranges(r) for cat, r in runs.items()}
 
 
-@lru_cache(maxsize=256)
+@memo(256)
 def _category(code: str) -> CharSet:
     table = _category_table()
     if code == "LC":

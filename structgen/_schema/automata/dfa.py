@@ -74,8 +74,7 @@ class DFA:
     """A deterministic automaton; state 0 is the start, ``delta[s][a]`` is -1 for the dead state."""
 
     # Tuples of ints throughout (symbols as ranges, not CharSets; finished automata hold tuple
-    # rows): cached automata live for the whole process, and tuples of ints drop out of the
-    # cyclic garbage collector's view where lists and objects would be rescanned.
+    # rows): cached automata are long-lived, and tuples of ints are untracked by the collector.
     symbols: Symbols
     delta: Sequence[Sequence[int]]
     accepting: list[bool]

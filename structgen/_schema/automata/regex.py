@@ -11,10 +11,10 @@ only at the very end (no multiline flag), and Annex B's lenient literals (a lone
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Union
 
 from ..._errors import SchemaError, UnsupportedSchemaError
+from ..._memo import memo, register
 from .charset import LINE_TERMINATORS, UNIVERSE, CharSet, property_charset
 
 
@@ -53,10 +53,10 @@ class Anchor:
 
 Node = Union[Chars, Seq, Alt, Repeat, Anchor]
 
-#: One node per character set, shared by every parsed pattern: parses are cached for the life of
-#: the process, and a few hundred sets (single letters, ``\d``, ``.``) make up almost all of
-#: them, so sharing keeps tens of thousands of objects out of the garbage collector's walks.
+#: One node per character set, shared by every parsed pattern: parses are cached, and a few
+#: hundred sets (single letters, ``\d``, ``.``) make up almost all of them.
 _CHARS_NODES: dict[CharSet, Chars] = {}
+register(_CHARS_NODES)
 _MAX_CHARS_NODES = 4096
 
 
@@ -374,7 +374,7 @@ def _one(cp: int) -> CharSet:
     return CharSet.of((cp, cp))
 
 
-@lru_cache(maxsize=2048)
+@memo(2048)
 def _parse_cached(pattern: str, dotall: bool) -> Node | _Reject:
     try:
         return _Parser(pattern, dotall).parse()

@@ -51,8 +51,8 @@ def emit_dfa(
 
 
 class _StateWriter:
-    """One rule per state that is entered from several places (a class, not closures: recursive
-    closures are reference cycles that only the cyclic garbage collector frees)."""
+    """One rule per state that is entered from several places (a class: recursive closures
+    are reference cycles, see ``converter._collector_paused``)."""
 
     def __init__(self, dfa: DFA, rules: RuleSet, hint: str, final: str,
                  edges: list[list[tuple[str, int]]], indegree: list[int],

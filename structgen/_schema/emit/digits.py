@@ -11,8 +11,8 @@ become rules indexed by (digits left, residue), so the cost is about k·digits r
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import lru_cache
 
+from ..._memo import memo
 from ..gbnf.expr import alt, repeat, seq
 from ..gbnf.rules import RuleSet
 
@@ -200,7 +200,7 @@ def signed(rules: RuleSet, hint: str, lo: int, hi: int, modulus: int, point: int
     return _signed_with(Spelling(rules, hint, modulus, point), lo, hi, neg_zero)
 
 
-@lru_cache(maxsize=1024)
+@memo(1024)
 def _plain_signed(lo: int, hi: int, point: int, neg_zero: bool) -> str | None:
     """signed without multipleOf: no rules involved, so the text is cached (schemas repeat bounds)."""
     return _signed_with(Spelling(None, "", 1, point), lo, hi, neg_zero)

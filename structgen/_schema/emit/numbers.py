@@ -26,9 +26,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
-from functools import lru_cache
 
 from ..._errors import SchemaError, UnsupportedSchemaError
+from ..._memo import memo
 from ..gbnf.expr import alt, repeat, seq
 from ..gbnf.rules import RuleSet
 from .digits import (
@@ -214,7 +214,7 @@ def _finite(iv: _Interval) -> _Interval:
     return _Interval(lo, lo_incl, hi, hi_incl)
 
 
-@lru_cache(maxsize=1024)
+@memo(1024)
 def _bounded_number(iv: _Interval) -> str | None:
     """Nonnegative and "-"-prefixed spellings (plain and scientific) of the values in iv.
 

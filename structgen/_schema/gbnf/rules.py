@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
 
 from ..._escapes import MAX_GROUP_DEPTH
+from ..._memo import memo
 
 _INVALID_NAME_CHARS = re.compile(r"[^a-zA-Z0-9-]+")
 _RULE_NAME = re.compile(r"[a-zA-Z0-9-]+")
@@ -31,7 +31,7 @@ _FIXED_PREFIXES = ("char-", "chars-")
 _RESERVED_ELSEWHERE = frozenset({"true", "false", "start"})
 
 
-@lru_cache(maxsize=65536)
+@memo(65536)
 def rule_name_hint(text: str) -> str:
     """A valid GBNF rule name derived from arbitrary text (property names, titles...), outside
     the fixed names."""
@@ -196,7 +196,7 @@ def _too_deep(body: str) -> bool:
     return True
 
 
-@lru_cache(maxsize=65536)
+@memo(65536)
 def split_deep_groups(body: str) -> tuple[str, ...]:
     """``body`` cut around its groups that open ``MAX_GROUP_DEPTH`` groups deep: its text and
     each such group's content, alternately (``(body,)`` when there is none). Cached: the same
@@ -216,7 +216,7 @@ def split_deep_groups(body: str) -> tuple[str, ...]:
     return (*pieces, body[last:])
 
 
-@lru_cache(maxsize=65536)
+@memo(65536)
 def expr_refs(body: str) -> tuple[str, ...]:
     """The distinct bare words of an expression, in order: the rule names it may use. Cached
     because the same bodies (character classes, shared sub-rules) recur across many grammars."""

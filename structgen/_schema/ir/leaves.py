@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..._memo import register
 from ..._pointers import SUBSCHEMA_KEYWORDS
 from .atoms import IR
 
@@ -30,6 +31,7 @@ MAX_LEAVES = 8192
 MAX_LIST = 64
 
 _leaf_irs: dict[tuple[Any, ...], IR] = {}
+register(_leaf_irs)
 
 
 class _NotFrozen(Exception):

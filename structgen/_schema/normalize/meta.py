@@ -21,11 +21,11 @@ decide alike on the corpora's schemas and thousands of mutations of them).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any
 
 from ..._errors import SchemaError
+from ..._memo import memo
 from ..._pointers import SUBSCHEMA_KEYWORDS, pointer_step, subschema_steps
 
 #: Keywords of a meta-schema that assert nothing once every reference is inlined.
@@ -92,7 +92,7 @@ def _meta_uri(draft: Any) -> str:
     return str(draft.ID_OF(draft.META_SCHEMA)).rstrip("#")
 
 
-@functools.lru_cache(maxsize=None)
+@memo(None)
 def _published_validator(draft: Any) -> Any:
     """The draft's validator of schemas, against the published meta-schema, formats unchecked."""
     from jsonschema.validators import validator_for
@@ -100,7 +100,7 @@ def _published_validator(draft: Any) -> Any:
     return validator_for(draft.META_SCHEMA, default=draft)(draft.META_SCHEMA)
 
 
-@functools.lru_cache(maxsize=None)
+@memo(None)
 def _flat_validator(draft: Any) -> Any:
     """The same check against the flattened meta-schema (the published one if it cannot be)."""
     try:

@@ -27,8 +27,8 @@ class Normalizer:
     def __init__(self, options: GrammarOptions, resolver: Resolver) -> None:
         self.options = options
         self.resolver = resolver
-        # A proxy, not a reference: a cycle would leave every conversion's state (IR, resolver,
-        # schema index) to the cyclic garbage collector instead of freeing it on return.
+        # A proxy, not a reference: no cycles (see converter._collector_paused), so a
+        # conversion's state is freed on return.
         self.algebra = Algebra(weakref.proxy(self))
         self.dropped: list[str] = []
         self._ref_irs: dict[str, IR] = {}

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from functools import lru_cache, partial
+from functools import partial
 
+from ..._memo import memo
 from ..automata.charset import UNIVERSE, CharSet, NamedRule, json_char_parts, json_char_ref
 from ..gbnf.rules import RuleSet, expr_refs
 
@@ -28,7 +29,7 @@ QUOTE = '"\\""'
 _JSON_REST = ("char-rest", f"char* {QUOTE}", ("char",))
 
 
-@lru_cache(maxsize=1)
+@memo(1)
 def _json_rest_rules() -> tuple[NamedRule, ...]:
     """The rest rule and the character rules it uses."""
     _, char_rules = json_char_parts(UNIVERSE.ranges)
@@ -70,7 +71,7 @@ def _trie(words: list[str]) -> Trie:
     return trie
 
 
-@lru_cache(maxsize=CACHED_TRIES)
+@memo(CACHED_TRIES)
 def _json_trie(words: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[NamedRule, ...]]:
     """A shallow JSON trie's text, the rule names it uses, and every rule it needs defined."""
     writer = _JsonTrieText()
@@ -79,9 +80,9 @@ def _json_trie(words: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[Name
 
 
 class _TrieBody(ABC):
-    """The alternatives of each trie node (a class, not closures: a recursive closure is a
-    reference cycle that only the cyclic garbage collector frees). Subclasses say what stands
-    for a character reference and for a node deep enough to be a rule."""
+    """The alternatives of each trie node (a class: a recursive closure is a reference cycle,
+    see ``converter._collector_paused``). Subclasses say what stands for a character reference
+    and for a node deep enough to be a rule."""
 
     final = ""
     rest = ""
@@ -187,14 +188,14 @@ class _JsonTrieText(_TrieBody):
         raise ValueError("only tries shallower than _INLINE_DEPTH are cached")
 
 
-@lru_cache(maxsize=16384)
+@memo(16384)
 def _json_key_ref(key: str) -> tuple[str, tuple[NamedRule, ...]]:
     """A JSON trie edge's reference and the rules it needs (``json_char_parts``), in one
     lookup."""
     return json_char_parts(_key_charset(key).ranges)
 
 
-@lru_cache(maxsize=16384)
+@memo(16384)
 def _key_charset(key: str) -> CharSet:
     """A trie edge's characters: ``key`` itself, or every character but those after a ``^``."""
     return UNIVERSE - CharSet.chars(key[1:]) if key.startswith("^") else CharSet.chars(key)

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from functools import lru_cache, partial
+from functools import partial
 from typing import Literal
 
 from ..._errors import StructgenError, UnsupportedSchemaError
 from ..._escapes import gbnf_literal
+from ..._memo import memo
 from ..automata.charset import UNIVERSE, json_char_ref, raw_char_ref
 from ..automata.dfa import DFA, TooLarge, too_large
 from ..automata.operations import (
@@ -60,7 +61,7 @@ def _regexes(spec: StringSpec, pointer: str, dotall: bool) -> list[tuple[str, st
     return found
 
 
-@lru_cache(maxsize=2048)
+@memo(2048)
 def _cached_dfa(regex: str, dotall: bool) -> DFA | None:
     try:
         return regex_dfa(parse_regex(regex, dotall=dotall))
@@ -104,7 +105,7 @@ def spec_dfa(spec: StringSpec, *, dotall: bool = False, pointer: str = "") -> DF
     return result
 
 
-@lru_cache(maxsize=4096)
+@memo(4096)
 def _spec_dfa(spec: StringSpec, dotall: bool) -> DFA | tuple[str, int]:
     """The DFA, or (keyword, state limit) when it grows too large. Cached: real schemas repeat
     the same key sets and patterns many times."""
@@ -187,7 +188,7 @@ def json_union_rule(rules: RuleSet, specs: tuple[StringSpec, ...], *, hint: str,
     return result
 
 
-@lru_cache(maxsize=256)
+@memo(256)
 def _union_dfa(specs: tuple[StringSpec, ...], dotall: bool) -> DFA | None:
     """The union's DFA (lengths cut once, after the union), or None when writing the specs one
     by one is better: the union has more states than its parts together (unrelated patterns
@@ -208,7 +209,7 @@ def _union_dfa(specs: tuple[StringSpec, ...], dotall: bool) -> DFA | None:
     return None if isinstance(cut, tuple) else cut
 
 
-@lru_cache(maxsize=4096)
+@memo(4096)
 def _regex_product(steps: tuple[tuple[str, str, bool], ...], dotall: bool) -> DFA | tuple[str, int]:
     """The intersection of the regexes' DFAs (complemented where the flag is set), taken left
     to right, or (keyword, state limit) of the step that grew too large. Cached per prefix:
@@ -233,7 +234,7 @@ def _regex_product(steps: tuple[tuple[str, str, bool], ...], dotall: bool) -> DF
 
 # --- GBNF ------------------------------------------------------------------------------------
 
-@lru_cache(maxsize=16384)
+@memo(16384)
 def string_literal(value: str) -> str:
     """Every JSON spelling of the string ``value`` (raw, or with non-ASCII as ``\\u`` escapes).
     Cached: property names recur across the objects of a schema and across schemas."""
