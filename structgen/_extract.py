@@ -565,7 +565,7 @@ async def extract(
     writer = _RecordWriter(job.output_path)
     stopper: asyncio.Future[Any] = asyncio.ensure_future((stop or asyncio.Event()).wait())
     ticker: asyncio.Future[Any] = asyncio.ensure_future(_tick(progress))
-    running: set[asyncio.Future[Any]] = set()
+    running: dict[asyncio.Future[Any], None] = {}  # in start order: ties are written so
     failure: BackendError | None = None
 
     def record(item: dict[str, Any], ok: bool) -> None:
@@ -586,12 +586,12 @@ async def extract(
                 elif doc.problem is not None:
                     record(_error_record(doc.id, INPUT_ERROR, doc.problem), False)
                 else:
-                    running.add(asyncio.ensure_future(_answer(llm, job, doc)))
+                    running[asyncio.ensure_future(_answer(llm, job, doc))] = None
             if not running:
                 break
             finished, _ = await asyncio.wait({*running, stopper}, return_when=asyncio.FIRST_COMPLETED)
-            for task in finished - {stopper}:
-                running.discard(task)
+            for task in [t for t in running if t in finished]:
+                del running[task]
                 error = task.exception()
                 if isinstance(error, BackendError):
                     failure = failure or error

@@ -200,7 +200,8 @@ class Grammar:
             triggers)
 
     def with_triggers(self, triggers: Iterable[Trigger] | None) -> Grammar:
-        """This grammar with lazy ``triggers`` (itself when there are none to add)."""
+        """This grammar with ``triggers`` in place of its own (itself when they are the same);
+        the text is not parsed again."""
         checked = _check_triggers(triggers)
         if checked == self._triggers:
             return self

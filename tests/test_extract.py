@@ -129,7 +129,8 @@ class PromptBackend:
 
 class AsyncPromptBackend(PromptBackend):
     """The same answers over ``acomplete``, counting requests in flight; the i-th request
-    waits 20 - i turns of the event loop, so later ones may finish first."""
+    waits 10 * (20 - i) turns of the event loop, so later ones finish first (ten turns apart:
+    more than the loop's own work on a finished answer takes)."""
 
     def __init__(self, stop_at: int | None = None) -> None:
         super().__init__()
@@ -142,7 +143,7 @@ class AsyncPromptBackend(PromptBackend):
         try:
             if len(self.prompts) + 1 == self.stop_at:
                 self.stop.set()
-            turns = 20 - len(self.prompts)
+            turns = 10 * (20 - len(self.prompts))
             events = list(self.complete(request))
             for _ in range(turns):
                 await asyncio.sleep(0)
