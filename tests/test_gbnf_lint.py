@@ -11,7 +11,7 @@ from structgen._errors import GrammarError
 from structgen._gbnf import (
     Alt,
     GbnfGrammar,
-    Literal,
+    LiteralText,
     Repeat,
     RuleRef,
     Seq,
@@ -115,15 +115,15 @@ def test_root_option() -> None:
 
 
 def test_hand_built_tree_without_positions() -> None:
-    tree = GbnfGrammar({"root": Alt((Seq((RuleRef("root"), Literal("x"))), Literal("y"))), "lost": RuleRef("nowhere")})
+    tree = GbnfGrammar({"root": Alt((Seq((RuleRef("root"), LiteralText("x"))), LiteralText("y"))), "lost": RuleRef("nowhere")})
     assert [(f.code, f.line, f.column) for f in lint(tree)] == [
         ("left-recursion", 0, 0),
         ("undefined-rule", 0, 0),
         ("unused-rule", 0, 0),
     ]
-    bad_count = GbnfGrammar({"root": Repeat(Literal("a"), 3000, None)})
+    bad_count = GbnfGrammar({"root": Repeat(LiteralText("a"), 3000, None)})
     assert [f.code for f in lint(bad_count)] == ["repetition-limit"]
-    inverted = GbnfGrammar({"root": Repeat(Literal("a"), 3, 1)})
+    inverted = GbnfGrammar({"root": Repeat(LiteralText("a"), 3, 1)})
     assert [f.code for f in lint(inverted)] == ["repetition-limit"]
 
 

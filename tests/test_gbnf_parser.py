@@ -15,11 +15,11 @@ from bench.corpora import GBNF_EXAMPLES
 from structgen._errors import GrammarError
 from structgen._gbnf import (
     Alt,
-    Any,
+    AnyChar,
     CharClass,
     Expr,
     GbnfGrammar,
-    Literal,
+    LiteralText,
     Repeat,
     RuleRef,
     Seq,
@@ -62,24 +62,24 @@ def test_json_corpus_tree_shape() -> None:
     tree = parse_gbnf((CORPUS / "json.gbnf").read_text(encoding="utf-8"))
     assert list(tree.rules) == ["root", "value", "object", "array", "string", "number", "ws"]
     assert tree.rules["root"] == RuleRef("object")
-    assert tree.rules["ws"] == Alt((Seq(()), Literal(" "), Seq((Literal("\n"), Repeat(CharClass(((32, 32), (9, 9))), 0, 20)))))
+    assert tree.rules["ws"] == Alt((Seq(()), LiteralText(" "), Seq((LiteralText("\n"), Repeat(CharClass(((32, 32), (9, 9))), 0, 20)))))
     assert tree.rule_spans["object"] == Span(4, 1)
 
 
 # (grammar text, expected body of "root")
 STRUCTURE = [
-    ('root ::= "ab" "c"', Seq((Literal("ab"), Literal("c")))),
-    ('root ::= "a" | "b" | ', Alt((Literal("a"), Literal("b"), Seq(())))),
+    ('root ::= "ab" "c"', Seq((LiteralText("ab"), LiteralText("c")))),
+    ('root ::= "a" | "b" | ', Alt((LiteralText("a"), LiteralText("b"), Seq(())))),
     ("root ::= ", Seq(())),
     ("root ::= ()", Seq(())),
-    ('root ::= ("a" "b")*', Repeat(Seq((Literal("a"), Literal("b"))), 0, None)),
+    ('root ::= ("a" "b")*', Repeat(Seq((LiteralText("a"), LiteralText("b"))), 0, None)),
     ('root ::= "a"+ "b"? "c"{3} "d"{2,} "e"{1,4}', Seq((
-        Repeat(Literal("a"), 1, None), Repeat(Literal("b"), 0, 1), Repeat(Literal("c"), 3, 3),
-        Repeat(Literal("d"), 2, None), Repeat(Literal("e"), 1, 4),
+        Repeat(LiteralText("a"), 1, None), Repeat(LiteralText("b"), 0, 1), Repeat(LiteralText("c"), 3, 3),
+        Repeat(LiteralText("d"), 2, None), Repeat(LiteralText("e"), 1, 4),
     ))),
-    ('root ::= "a"{ 2 , 3 }', Repeat(Literal("a"), 2, 3)),
-    ('root ::= "a"??', Repeat(Repeat(Literal("a"), 0, 1), 0, 1)),
-    ('root ::= "abc"*', Repeat(Literal("abc"), 0, None)),
+    ('root ::= "a"{ 2 , 3 }', Repeat(LiteralText("a"), 2, 3)),
+    ('root ::= "a"??', Repeat(Repeat(LiteralText("a"), 0, 1), 0, 1)),
+    ('root ::= "abc"*', Repeat(LiteralText("abc"), 0, None)),
     ("root ::= [a-z0-9_]", CharClass(((97, 122), (48, 57), (95, 95)))),
     ("root ::= [^\\n\\]\\-\\[]", CharClass(((10, 10), (93, 93), (45, 45), (91, 91)), negated=True)),
     ("root ::= [a-]", CharClass(((97, 97), (45, 45)))),
@@ -88,19 +88,19 @@ STRUCTURE = [
     ("root ::= []", CharClass(())),
     ("root ::= [^]", CharClass((), negated=True)),
     ("root ::= [\\x00-\\U0010FFFF]", CharClass(((0, 0x10FFFF),))),
-    ('root ::= "\\x41\\u00e9\\U0001F600\\t\\n\\r\\\\\\"\\[\\]\\-é"', Literal("Aé\U0001f600\t\n\r\\\"[]-é")),
-    ('root ::= "line1\nline2"', Literal("line1\nline2")),
-    ("root ::= .", Any()),
+    ('root ::= "\\x41\\u00e9\\U0001F600\\t\\n\\r\\\\\\"\\[\\]\\-é"', LiteralText("Aé\U0001f600\t\n\r\\\"[]-é")),
+    ('root ::= "line1\nline2"', LiteralText("line1\nline2")),
+    ("root ::= .", AnyChar()),
     ("root ::= <think> !<[12]> <[0]>", Seq((Token("think"), Token(12, negated=True), Token(0)))),
-    ('root ::= "a" |\n  "b"', Alt((Literal("a"), Literal("b")))),
-    ('root ::=\n\n  "a"', Literal("a")),
-    ('root ::= (\n  "a" # one\n  "b"\n  | "c"\n)', Alt((Seq((Literal("a"), Literal("b"))), Literal("c")))),
-    ('root ::= "a" (("b"))', Seq((Literal("a"), Literal("b")))),
-    ('root ::= "a" ("b" "c") "d"', Seq((Literal("a"), Seq((Literal("b"), Literal("c"))), Literal("d")))),
-    ('root ::= "a"{0,5000}', Repeat(Literal("a"), 0, 5000)),
+    ('root ::= "a" |\n  "b"', Alt((LiteralText("a"), LiteralText("b")))),
+    ('root ::=\n\n  "a"', LiteralText("a")),
+    ('root ::= (\n  "a" # one\n  "b"\n  | "c"\n)', Alt((Seq((LiteralText("a"), LiteralText("b"))), LiteralText("c")))),
+    ('root ::= "a" (("b"))', Seq((LiteralText("a"), LiteralText("b")))),
+    ('root ::= "a" ("b" "c") "d"', Seq((LiteralText("a"), Seq((LiteralText("b"), LiteralText("c"))), LiteralText("d")))),
+    ('root ::= "a"{0,5000}', Repeat(LiteralText("a"), 0, 5000)),
     ('root ::= x-1 Y2\nx-1 ::= "a"\nY2 ::= "b"', Seq((RuleRef("x-1"), RuleRef("Y2")))),
-    ('root ::= "a"\r\nb ::= "b"\r\n', Literal("a")),
-    ('# leading comment\n\nroot ::= "a" # trailing ) |\n# end', Literal("a")),
+    ('root ::= "a"\r\nb ::= "b"\r\n', LiteralText("a")),
+    ('# leading comment\n\nroot ::= "a" # trailing ) |\n# end', LiteralText("a")),
 ]
 
 
@@ -116,7 +116,7 @@ def test_structure(text: str, expected: object) -> None:
 def test_later_definition_replaces_earlier_one_like_llama_cpp() -> None:
     text = 'root ::= "a"\nroot ::= "b"\n'
     tree = parse_gbnf(text)
-    assert tree.rules["root"] == Literal("b")
+    assert tree.rules["root"] == LiteralText("b")
     assert [name for name, _ in tree.duplicates] == ["root"]
     assert accepts(text, "b") and not accepts(text, "a")
 
@@ -196,14 +196,14 @@ def test_errors_have_exact_places(text: str, line: int, column: int, fragment: s
 def test_quirks_llama_cpp_accepts() -> None:
     # A maximum above 2000 becomes "unbounded" in llama.cpp, and the parser keeps it as written.
     text = 'root ::= "a"{0,5000}'
-    assert parse_gbnf(text).rules["root"] == Repeat(Literal("a"), 0, 5000)
+    assert parse_gbnf(text).rules["root"] == Repeat(LiteralText("a"), 0, 5000)
     assert accepts(text, "a" * 5001)
     # An empty class matches the empty string.
     assert accepts('root ::= "a" [] "b"', "ab")
     # A reversed range matches nothing; negated it matches everything.
     assert not accepts("root ::= [z-a]", "m") and accepts("root ::= [^z-a]", "m")
     # Exactly at the limit is fine.
-    assert parse_gbnf('root ::= "a"{2000}').rules["root"] == Repeat(Literal("a"), 2000, 2000)
+    assert parse_gbnf('root ::= "a"{2000}').rules["root"] == Repeat(LiteralText("a"), 2000, 2000)
     assert not native_refuses('root ::= "a"{2000}')
 
 
@@ -217,13 +217,13 @@ def test_type_errors() -> None:
 NAMES = ["root", "a", "b-2", "Item"]
 _chars = st.characters(min_codepoint=1, max_codepoint=0x2FFFF, codec="utf-8")
 _leaf = st.one_of(
-    st.builds(Literal, st.text(_chars, max_size=4)),
+    st.builds(LiteralText, st.text(_chars, max_size=4)),
     st.builds(
         CharClass,
         st.lists(st.tuples(st.integers(0, 0x10FFFF), st.integers(0, 0x10FFFF)), max_size=3).map(tuple),
         st.booleans(),
     ),
-    st.builds(Any),
+    st.builds(AnyChar),
     st.builds(RuleRef, st.sampled_from(NAMES)),
     st.builds(Token, st.integers(0, 99) | st.text(st.characters(min_codepoint=33, max_codepoint=126, exclude_characters="<>["), min_size=1, max_size=5), st.booleans()),
 )

@@ -13,11 +13,11 @@ from bench.corpora import GBNF_EXAMPLES
 from structgen._errors import GrammarError
 from structgen._gbnf import (
     Alt,
-    Any,
+    AnyChar,
     CharClass,
     Expr,
     GbnfGrammar,
-    Literal,
+    LiteralText,
     Recognizer,
     Repeat,
     RuleRef,
@@ -149,7 +149,7 @@ def _random_expr(rng: random.Random, depth: int) -> Expr:
     if depth > 3 or roll < 0.35:
         leaf = rng.random()
         if leaf < 0.3:
-            return Literal("".join(rng.choice("abc") for _ in range(rng.randint(0, 2))))
+            return LiteralText("".join(rng.choice("abc") for _ in range(rng.randint(0, 2))))
         if leaf < 0.5:  # includes reversed and empty classes, llama.cpp's odd corners
             ranges = []
             for _ in range(rng.randint(0, 2)):
@@ -157,7 +157,7 @@ def _random_expr(rng: random.Random, depth: int) -> Expr:
                 ranges.append((low, low + rng.randint(-1, 2)))
             return CharClass(tuple(ranges), rng.random() < 0.3)
         if leaf < 0.55:
-            return Any()
+            return AnyChar()
         return RuleRef(rng.choice(RULE_NAMES))
     if roll < 0.6:
         return Seq(tuple(_random_expr(rng, depth + 1) for _ in range(rng.randint(2, 3))))

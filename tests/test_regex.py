@@ -11,7 +11,7 @@ from structgen._schema.automata.charset import (
     UNIVERSE, CharSet, gbnf_class, hex_expr, json_char_ref, property_charset,
 )
 from structgen._schema.automata.regex import (
-    Alt, Anchor, Chars, Repeat, Seq, length_bounds, parse_regex,
+    Choice, Anchor, Chars, Quantified, Concat, length_bounds, parse_regex,
 )
 from structgen._schema.gbnf.rules import RuleSet
 from structgen.testing import accepts
@@ -131,12 +131,12 @@ def test_astral_ranges_cross_high_surrogates() -> None:
 
 
 def test_parse_structure() -> None:
-    assert parse_regex("^a|b$") == Alt((Seq((Anchor("^"), one("a"))), Seq((one("b"), Anchor("$")))))
-    assert parse_regex("(?:ab)*") == Repeat(Seq((one("a"), one("b"))), 0, None)
-    assert parse_regex("(?<n>a){2,5}") == Repeat(one("a"), 2, 5)
-    assert parse_regex("a{3,}") == Repeat(one("a"), 3, None)
-    assert parse_regex("a{3}") == Repeat(one("a"), 3, 3)
-    assert parse_regex("") == Seq(())
+    assert parse_regex("^a|b$") == Choice((Concat((Anchor("^"), one("a"))), Concat((one("b"), Anchor("$")))))
+    assert parse_regex("(?:ab)*") == Quantified(Concat((one("a"), one("b"))), 0, None)
+    assert parse_regex("(?<n>a){2,5}") == Quantified(one("a"), 2, 5)
+    assert parse_regex("a{3,}") == Quantified(one("a"), 3, None)
+    assert parse_regex("a{3}") == Quantified(one("a"), 3, 3)
+    assert parse_regex("") == Concat(())
 
 
 @pytest.mark.parametrize(
@@ -169,7 +169,7 @@ def test_parse_structure() -> None:
 )
 def test_single_character_sets(pattern: str, members: str, non_members: str) -> None:
     node = parse_regex(pattern)
-    if isinstance(node, Seq):  # \x41\u0042\u{43}\0\t
+    if isinstance(node, Concat):  # \x41\u0042\u{43}\0\t
         assert [n.chars.single() for n in node.items if isinstance(n, Chars)] == [0x41, 0x42, 0x43, 0, 9]
         return
     assert isinstance(node, Chars), node
@@ -185,8 +185,8 @@ def test_dotall_dot_matches_line_terminators() -> None:
 
 
 def test_annex_b_brace_literals() -> None:
-    assert parse_regex("a{,5}") == Seq((one("a"), one("{"), one(","), one("5"), one("}")))
-    assert parse_regex("a{x") == Seq((one("a"), one("{"), one("x")))
+    assert parse_regex("a{,5}") == Concat((one("a"), one("{"), one(","), one("5"), one("}")))
+    assert parse_regex("a{x") == Concat((one("a"), one("{"), one("x")))
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from ._lint import LintFinding, check, check_safe, lint, lint_portable
 from ._parser import parse_gbnf
 from ._recognizer import Recognizer, State, forced_text
 from ._samples import Sampler, gbnf_samples, random_derivation
-from ._tree import Alt, Any, CharClass, Expr, GbnfGrammar, Literal, Repeat, RuleRef, Seq, Span, Token
+from ._tree import Alt, AnyChar, CharClass, Expr, GbnfGrammar, LiteralText, Repeat, RuleRef, Seq, Span, Token
 
 __all__ = [
     "CharRanges",
@@ -32,11 +32,11 @@ __all__ = [
     "lint",
     "lint_portable",
     "Alt",
-    "Any",
+    "AnyChar",
     "CharClass",
     "Expr",
     "GbnfGrammar",
-    "Literal",
+    "LiteralText",
     "Repeat",
     "RuleRef",
     "Seq",

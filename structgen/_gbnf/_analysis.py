@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ._parser import MAX_REPETITION
-from ._tree import Alt, CharClass, Expr, GbnfGrammar, Literal, Repeat, RuleRef, Seq, Token, walk
+from ._tree import Alt, CharClass, Expr, GbnfGrammar, LiteralText, Repeat, RuleRef, Seq, Token, walk
 
 __all__ = [
     "effective_max",
@@ -54,7 +54,7 @@ def reachable_rules(
 
 def is_nullable(expr: Expr, nullable: Mapping[str, bool]) -> bool:
     """Can ``expr`` match the empty string, given which rules can?"""
-    if isinstance(expr, Literal):
+    if isinstance(expr, LiteralText):
         return expr.text == ""
     if isinstance(expr, CharClass):
         return not expr.ranges
@@ -66,7 +66,7 @@ def is_nullable(expr: Expr, nullable: Mapping[str, bool]) -> bool:
         return any(is_nullable(option, nullable) for option in expr.options)
     if isinstance(expr, Repeat):
         return expr.min == 0 or effective_max(expr) == 0 or is_nullable(expr.item, nullable)
-    return False  # Any, Token
+    return False  # AnyChar, Token
 
 
 def nullable_rules(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .._errors import GrammarError
 from ._analysis import effective_max, reachable_rules
-from ._tree import Alt, Any, CharClass, Expr, GbnfGrammar, Literal, Repeat, RuleRef, Seq, Token
+from ._tree import Alt, AnyChar, CharClass, Expr, GbnfGrammar, LiteralText, Repeat, RuleRef, Seq, Token
 
 __all__ = ["CharRanges", "FlatGrammar", "compile_grammar"]
 
@@ -140,7 +140,7 @@ class _Compiler:
         self.define(self.index[name], alternatives)
 
     def emit(self, name: str, expr: Expr, out: list[int]) -> None:
-        if isinstance(expr, Literal):
+        if isinstance(expr, LiteralText):
             for ch in expr.text:
                 symbol = self.char_terminals.get(ch)
                 if symbol is None:
@@ -151,7 +151,7 @@ class _Compiler:
             if expr.ranges:  # llama.cpp emits nothing for [] and [^]
                 chars = CharRanges.of(expr.ranges)
                 out.append(self.terminal(chars.complement() if expr.negated else chars))
-        elif isinstance(expr, Any):
+        elif isinstance(expr, AnyChar):
             out.append(self.terminal(ANY_CHAR))
         elif isinstance(expr, RuleRef):
             if expr.name not in self.index:

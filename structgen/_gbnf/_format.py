@@ -6,7 +6,7 @@ For every tree the parser returns, ``parse_gbnf(format_gbnf(tree)) == tree``.
 from __future__ import annotations
 
 from .._escapes import escape_code_point, gbnf_literal, literal_char, separate_hex_escapes
-from ._tree import Alt, Any, CharClass, Expr, GbnfGrammar, Literal, Repeat, RuleRef, Seq, Token
+from ._tree import Alt, AnyChar, CharClass, Expr, GbnfGrammar, LiteralText, Repeat, RuleRef, Seq, Token
 
 __all__ = ["format_expr", "format_gbnf"]
 
@@ -36,7 +36,7 @@ def _char_class(node: CharClass) -> str:
 
 def _emits_nothing(node: Expr) -> bool:
     """True for items after which llama.cpp refuses a repetition operator."""
-    if isinstance(node, Literal):
+    if isinstance(node, LiteralText):
         return node.text == ""
     if isinstance(node, CharClass):
         return not node.ranges
@@ -47,11 +47,11 @@ def _emits_nothing(node: Expr) -> bool:
 
 def format_expr(node: Expr, *, top: bool = False) -> str:
     """``node`` as GBNF. ``top`` is a rule body, where alternatives need no parentheses."""
-    if isinstance(node, Literal):
+    if isinstance(node, LiteralText):
         return gbnf_literal(node.text)
     if isinstance(node, CharClass):
         return _char_class(node)
-    if isinstance(node, Any):
+    if isinstance(node, AnyChar):
         return "."
     if isinstance(node, RuleRef):
         return node.name

@@ -23,7 +23,7 @@ from ._analysis import (
 from ._format import format_expr, format_gbnf
 from ._parser import MAX_REPETITION, excerpt_at, parse_gbnf
 from ._portable import PORTABLE_CODE, portable_issues
-from ._tree import Alt, CharClass, Expr, Literal, GbnfGrammar, Repeat, RuleRef, Seq, Span, walk
+from ._tree import Alt, CharClass, Expr, LiteralText, GbnfGrammar, Repeat, RuleRef, Seq, Span, walk
 
 __all__ = ["LintFinding", "check", "check_safe", "lint", "lint_portable", "FATAL_CODES",
            "PORTABLE_CODE"]
@@ -240,7 +240,7 @@ def _expansion_size(expr: Expr) -> int:
         return group + expr.min * copy + optional * (copy + 3)
     if isinstance(expr, CharClass):
         return 2 * len(expr.ranges)
-    if isinstance(expr, Literal):
+    if isinstance(expr, LiteralText):
         return len(expr.text)
     return 1
 

@@ -15,7 +15,7 @@ import bisect
 import re
 
 from .._errors import GrammarError
-from ._tree import Alt, Any, CharClass, Expr, GbnfGrammar, Literal, Repeat, RuleRef, Seq, Span, Token
+from ._tree import Alt, AnyChar, CharClass, Expr, GbnfGrammar, LiteralText, Repeat, RuleRef, Seq, Span, Token
 
 __all__ = ["MAX_REPETITION", "parse_gbnf", "excerpt_at"]
 
@@ -220,7 +220,7 @@ class _Parser:
                     literal = plain.group(1)
                     if "\\" in literal:
                         literal = _SIMPLE_ESCAPE.sub(_unescape, literal)
-                    items.append((Literal(literal, at=at), bool(literal), 1, at))
+                    items.append((LiteralText(literal, at=at), bool(literal), 1, at))
                     pos = space(text, plain.end()).end()  # type: ignore[union-attr]
                     continue
                 chars, pos = [], pos + 1
@@ -236,7 +236,7 @@ class _Parser:
                     if code > 0x10FFFF:
                         raise self.error("code point out of range in a string", pos)
                     chars.append(chr(code))
-                items.append((Literal("".join(chars), at=at), bool(chars), 1, at))
+                items.append((LiteralText("".join(chars), at=at), bool(chars), 1, at))
                 pos = self.skip_space(pos + 1, nested)
             elif ch == "[":
                 expr, pos = self.parse_class(pos, at)
@@ -255,7 +255,7 @@ class _Parser:
                 items.append((inner, True, max(1, self.n_symbols - before), at))
                 pos = self.skip_space(pos + 1, nested)
             elif ch == ".":
-                items.append((Any(at=at), True, 1, at))
+                items.append((AnyChar(at=at), True, 1, at))
                 pos = self.skip_space(pos + 1, nested)
             elif ch in "*+?":
                 pos = self.skip_space(pos + 1, nested)

@@ -16,7 +16,7 @@ from .._errors import GrammarError
 from ._analysis import contains_token, effective_max, reachable_rules
 from ._compile import ANY_CHAR, CharRanges
 from ._lint import check_safe
-from ._tree import Alt, Any, CharClass, Expr, GbnfGrammar, Literal, Repeat, RuleRef, Seq, Token
+from ._tree import Alt, AnyChar, CharClass, Expr, GbnfGrammar, LiteralText, Repeat, RuleRef, Seq, Token
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -32,9 +32,9 @@ EXTRA_REPEATS = 3
 
 
 @functools.lru_cache(maxsize=4096)
-def _drawable(node: CharClass | Any) -> tuple[CharRanges, CharRanges]:
+def _drawable(node: CharClass | AnyChar) -> tuple[CharRanges, CharRanges]:
     """The encodable characters a class matches, and the printable ASCII among them."""
-    if isinstance(node, Any):
+    if isinstance(node, AnyChar):
         chars = ANY_CHAR
     else:
         chars = CharRanges.of(node.ranges)
@@ -91,7 +91,7 @@ class Sampler:
                 return (0, 0)
             height, length = self._cost(expr.item, costs)
             return (height, length * expr.min)
-        if isinstance(expr, Literal):
+        if isinstance(expr, LiteralText):
             return (0, len(expr.text))
         if isinstance(expr, Token):
             return _NEVER
@@ -131,10 +131,10 @@ class Sampler:
         out: list[str], size: list[int],
     ) -> None:
         shortest = depth >= max_depth or size[0] >= max_size
-        if isinstance(expr, Literal):
+        if isinstance(expr, LiteralText):
             out.append(expr.text)
             size[0] += len(expr.text)
-        elif isinstance(expr, (CharClass, Any)):
+        elif isinstance(expr, (CharClass, AnyChar)):
             if isinstance(expr, CharClass) and not expr.ranges:
                 return  # llama.cpp: an empty class matches the empty string
             usable, printable = _drawable(expr)

@@ -14,11 +14,11 @@ from typing import NamedTuple, Union
 
 __all__ = [
     "Alt",
-    "Any",
+    "AnyChar",
     "CharClass",
     "Expr",
     "GbnfGrammar",
-    "Literal",
+    "LiteralText",
     "RuleRef",
     "Repeat",
     "Seq",
@@ -36,7 +36,7 @@ class Span(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
-class Literal:
+class LiteralText:
     """A quoted string: its characters in order. ``""`` matches the empty string."""
 
     text: str
@@ -57,7 +57,7 @@ class CharClass:
 
 
 @dataclass(frozen=True, slots=True)
-class Any:
+class AnyChar:
     """``.``: any single character."""
 
     at: Span | None = field(default=None, compare=False, repr=False)
@@ -114,7 +114,7 @@ class Repeat:
     at: Span | None = field(default=None, compare=False, repr=False)
 
 
-Expr = Union[Literal, CharClass, Any, RuleRef, Token, Seq, Alt, Repeat]
+Expr = Union[LiteralText, CharClass, AnyChar, RuleRef, Token, Seq, Alt, Repeat]
 
 
 @dataclass(frozen=True)

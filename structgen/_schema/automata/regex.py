@@ -26,19 +26,19 @@ class Chars:
 
 
 @dataclass(frozen=True)
-class Seq:
-    """Concatenation; ``Seq(())`` is the empty string."""
+class Concat:
+    """Concatenation; ``Concat(())`` is the empty string."""
 
     items: tuple[Node, ...]
 
 
 @dataclass(frozen=True)
-class Alt:
+class Choice:
     options: tuple[Node, ...]
 
 
 @dataclass(frozen=True)
-class Repeat:
+class Quantified:
     item: Node
     min: int
     max: int | None
@@ -51,7 +51,7 @@ class Anchor:
     kind: str
 
 
-Node = Union[Chars, Seq, Alt, Repeat, Anchor]
+Node = Union[Chars, Concat, Choice, Quantified, Anchor]
 
 #: One node per character set, shared by every parsed pattern: parses are cached, and a few
 #: hundred sets (single letters, ``\d``, ``.``) make up almost all of them.
@@ -134,13 +134,13 @@ class _Parser:
         while self.peek() == "|":
             self.pos += 1
             options.append(self.alternative())
-        return options[0] if len(options) == 1 else Alt(tuple(options))
+        return options[0] if len(options) == 1 else Choice(tuple(options))
 
     def alternative(self) -> Node:
         items: list[Node] = []
         while self.pos < len(self.src) and self.peek() not in "|)":
             items.append(self.term())
-        return items[0] if len(items) == 1 else Seq(tuple(items))
+        return items[0] if len(items) == 1 else Concat(tuple(items))
 
     def term(self) -> Node:
         ch = self.peek()
@@ -198,7 +198,7 @@ class _Parser:
         if self.peek() == "+":
             raise _unsupported("possessive quantifiers are not supported")
         self._no_quantifier()
-        return Repeat(atom, low, high)
+        return Quantified(atom, low, high)
 
     def atom(self) -> Node:
         ch = self.peek()
@@ -401,14 +401,14 @@ def length_bounds(node: Node) -> tuple[int, int | None]:
         return 1, 1
     if isinstance(node, Anchor):
         return 0, 0
-    if isinstance(node, Seq):
+    if isinstance(node, Concat):
         low, high = 0, 0  # type: tuple[int, int | None]
         for item in node.items:
             a, b = length_bounds(item)
             low += a
             high = None if high is None or b is None else high + b
         return low, high
-    if isinstance(node, Alt):
+    if isinstance(node, Choice):
         bounds = [length_bounds(o) for o in node.options]
         highs = [b for _, b in bounds]
         return min(a for a, _ in bounds), None if None in highs else max(h for h in highs if h is not None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .charset import UNIVERSE, CharSet
 from .dfa import DFA, MAX_STATES, TooLarge, minterms
 from .minimize import minimize
-from .regex import Alt, Anchor, Chars, Node, Repeat, Seq
+from .regex import Choice, Anchor, Chars, Node, Quantified, Concat
 
 __all__ = ["regex_dfa"]
 
@@ -40,7 +40,7 @@ class _NFA:
                 self.chars[start].append((node.chars, end))
         elif isinstance(node, Anchor):
             self.link(start, end, _CARET if node.kind == "^" else _DOLLAR)
-        elif isinstance(node, Seq):
+        elif isinstance(node, Concat):
             cur = start
             for i, item in enumerate(node.items):
                 nxt = end if i == len(node.items) - 1 else self.new()
@@ -48,7 +48,7 @@ class _NFA:
                 cur = nxt
             if not node.items:
                 self.link(start, end)
-        elif isinstance(node, Alt):
+        elif isinstance(node, Choice):
             for option in node.options:
                 a, b = self.new(), self.new()
                 self.link(start, a)
@@ -57,7 +57,7 @@ class _NFA:
         else:
             self._repeat(node, start, end)
 
-    def _repeat(self, node: Repeat, start: int, end: int) -> None:
+    def _repeat(self, node: Quantified, start: int, end: int) -> None:
         cur = start
         for _ in range(node.min):
             nxt = self.new()

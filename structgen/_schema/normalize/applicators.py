@@ -85,7 +85,7 @@ def _by_matching_branches(ctx: SchemaContext, branches: list[IR]) -> IR:
 
 
 def _one_of(ctx: SchemaContext, schema: dict[str, Any], base: str, pointer: str) -> IR:
-    branches = [b for b in _sub_list(ctx, schema, base, pointer, "oneOf")]
+    branches = _sub_list(ctx, schema, base, pointer, "oneOf")
     algebra = ctx.algebra
     kinds = [_kinds(b) for b in branches]
     expanded = _Expansions(ctx, branches)

@@ -32,7 +32,7 @@ from ..automata.operations import (
     complement, exclusion_dfa, finite_dfa, intersect, length_dfa, limit_length, union_all,
     without_words,
 )
-from ..automata.regex import Alt, Anchor, Chars, Node, Repeat, Seq, length_bounds, parse_regex
+from ..automata.regex import Choice, Anchor, Chars, Node, Quantified, Concat, length_bounds, parse_regex
 from ..automata.regex_dfa import regex_dfa
 from ..automata.to_gbnf import emit_dfa
 from ..gbnf.expr import alt, repeat, seq
@@ -279,7 +279,7 @@ def _string_rule(
     if isinstance(direct, str):  # no string is left
         return None
     if direct is not None:
-        body, _ = _Emitter(char, rules, hint).emit(direct)
+        body, _ = _RegexWriter(char, rules, hint).emit(direct)
         return rules.add(hint, f"{quote}{body} {final}".strip())
     dfa = spec_dfa(spec, dotall=dotall, pointer=pointer)
     return _emit_string_dfa(rules, dfa, hint, char, quote, final)
@@ -308,19 +308,19 @@ def _direct_body(node: Node, spec: StringSpec) -> Node | str | None:
 
     Returns "" when the language is empty.
     """
-    options = node.options if isinstance(node, Alt) else (node,)
+    options = node.options if isinstance(node, Choice) else (node,)
     inners: list[Node] = []
     for option in options:
-        if not (isinstance(option, Seq) and len(option.items) >= 2):
+        if not (isinstance(option, Concat) and len(option.items) >= 2):
             return None
         first, last = option.items[0], option.items[-1]
         if first != Anchor("^") or last != Anchor("$"):
             return None
-        inner = Seq(option.items[1:-1])
+        inner = Concat(option.items[1:-1])
         if not _is_plain(inner):
             return None
         inners.append(inner.items[0] if len(inner.items) == 1 else inner)
-    body: Node = inners[0] if len(inners) == 1 else Alt(tuple(inners))
+    body: Node = inners[0] if len(inners) == 1 else Choice(tuple(inners))
     if any(_lengths_to_cut(length_bounds(body), spec.min_length, spec.max_length)):
         return _merge_lengths(body, spec)
     return body
@@ -334,16 +334,16 @@ def _merge_lengths(body: Node, spec: StringSpec) -> Node | str | None:
     and that part repeats one character class: its count absorbs the bounds exactly.
     None if the regex has another shape; "" if no string is left."""
     branches: list[Node] = []
-    for option in body.options if isinstance(body, Alt) else (body,):
+    for option in body.options if isinstance(body, Choice) else (body,):
         for items in _split_by_length(_flatten(option)):
             fixed = sum(length_bounds(i)[0] for i in items if _fixed(i))
             variable = [k for k, i in enumerate(items) if not _fixed(i)]
             if not variable:
                 if spec.min_length <= fixed and (spec.max_length is None or fixed <= spec.max_length):
-                    branches.append(Seq(items))
+                    branches.append(Concat(items))
                 continue
             part = items[variable[0]]
-            if len(variable) > 1 or not (isinstance(part, Repeat) and isinstance(part.item, Chars)):
+            if len(variable) > 1 or not (isinstance(part, Quantified) and isinstance(part.item, Chars)):
                 return None
             low = max(part.min, spec.min_length - fixed)
             room = None if spec.max_length is None else spec.max_length - fixed
@@ -351,10 +351,10 @@ def _merge_lengths(body: Node, spec: StringSpec) -> Node | str | None:
             high = min(highs) if highs else None
             if high is None or high >= low:
                 k = variable[0]
-                branches.append(Seq(items[:k] + (Repeat(part.item, low, high),) + items[k + 1 :]))
+                branches.append(Concat(items[:k] + (Quantified(part.item, low, high),) + items[k + 1 :]))
     if not branches:
         return ""
-    return branches[0] if len(branches) == 1 else Alt(tuple(branches))
+    return branches[0] if len(branches) == 1 else Choice(tuple(branches))
 
 
 def _fixed(node: Node) -> bool:
@@ -363,7 +363,7 @@ def _fixed(node: Node) -> bool:
 
 
 def _flatten(node: Node) -> tuple[Node, ...]:
-    if isinstance(node, Seq):
+    if isinstance(node, Concat):
         return tuple(x for item in node.items for x in _flatten(item))
     return (node,)
 
@@ -373,11 +373,11 @@ def _split_by_length(items: tuple[Node, ...]) -> list[tuple[Node, ...]]:
     so that ``(jpg|jpeg)`` stops being a variable-length part (bounded to a few copies)."""
     out: list[tuple[Node, ...]] = [()]
     for item in items:
-        if isinstance(item, Alt) and not _fixed(item) and all(_fixed(o) for o in item.options):
+        if isinstance(item, Choice) and not _fixed(item) and all(_fixed(o) for o in item.options):
             by_length: dict[int, list[Node]] = {}
             for o in item.options:
                 by_length.setdefault(length_bounds(o)[0], []).append(o)
-            groups = [g[0] if len(g) == 1 else Alt(tuple(g)) for g in by_length.values()]
+            groups = [g[0] if len(g) == 1 else Choice(tuple(g)) for g in by_length.values()]
             if len(out) * len(groups) <= _MAX_SPLIT:
                 out = [prefix + _flatten(g) for prefix in out for g in groups]
                 continue
@@ -392,15 +392,15 @@ def _is_plain(node: Node) -> bool:
         return False
     if isinstance(node, Chars):
         return bool(node.chars)
-    if isinstance(node, (Seq, Alt)):
-        children = node.items if isinstance(node, Seq) else node.options
+    if isinstance(node, (Concat, Choice)):
+        children = node.items if isinstance(node, Concat) else node.options
         return all(_is_plain(c) for c in children)
     if node.max is None and length_bounds(node.item)[0] == 0:
         return False
     return _is_plain(node.item)
 
 
-class _Emitter:
+class _RegexWriter:
     """GBNF for a plain regex tree. A repeated group becomes a rule of its own: llama.cpp limits
     (rules generated inside a group) x (repetition count) to 2000, a rule reference counts as one."""
 
@@ -413,12 +413,12 @@ class _Emitter:
         """(GBNF, is_single_item)."""
         if isinstance(node, Chars):
             return self.char(node.chars), True
-        if isinstance(node, Seq):
+        if isinstance(node, Concat):
             if not node.items:
                 return "()", True
             parts = [self.emit(item) for item in node.items]
             return " ".join(p for p, _ in parts), len(parts) == 1 and parts[0][1]
-        if isinstance(node, Alt):
+        if isinstance(node, Choice):
             sets = [o.chars for o in node.options if isinstance(o, Chars)]
             others = [o for o in node.options if not isinstance(o, Chars)]
             alts = []
