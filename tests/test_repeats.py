@@ -124,6 +124,27 @@ def test_a_repeated_sequence_is_found_within_its_bound(period: int) -> None:
     assert at - 3 < max(MIN_RUN + period, MIN_REPEATS * period)
 
 
+def test_a_closed_short_loop_leaves_a_longer_one_to_be_found() -> None:
+    # Each item: a word, a run of one digit long enough to count as a loop of period 1, and the
+    # token that ends the run. As the generation loop does, a loop found while another is being
+    # closed is ignored, and closing it (the run ends) forgets the periods up to its own.
+    item = [50, 51] + [0] * (MIN_RUN + 2) + [52]
+    detector, closing, found = LoopDetector(), None, []
+    for token in [7, 8] + item * 4:
+        if closing is not None and token != 0:
+            detector.forget(closing)
+            closing = None
+        period = detector.push(token)
+        if period is None or closing is not None:
+            continue
+        if period < len(item):
+            closing = period
+        else:
+            found.append(period)
+            break
+    assert found == [len(item)]
+
+
 def test_text_that_does_not_repeat_is_no_loop() -> None:
     import random
 
@@ -246,3 +267,33 @@ def test_objects_repeating_in_a_list_close_the_list_not_the_item(llm: sg.LLM) ->
         Member(name="Ana", role="lead"), Member(name="Ben", role="developer"), Member(name="Chloe", role="developer"),
     ], result.text
     assert result.usage.completion_tokens < 120
+
+
+class Codes(BaseModel):
+    codes: list[str]
+
+
+class Line(BaseModel):
+    product: str
+    quantity: int
+
+
+class Order(BaseModel):
+    items: list[Line]
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(("output_type", "prompt", "pointer"), [
+    # Greedy SmolLM2 writes each code with a run of zeros (a loop of one token, cut short) and
+    # then writes the codes again and again, each time a little different: no period repeats.
+    (Codes, "List the codes: 1000000000000000000000000, 2000000000000000000000000, "
+            "3000000000000000000000000.", "/codes"),
+    (Order, "Extract the order: 10000000000000000000 bolts and 20000000000000000000 nuts.", "/items"),
+])
+def test_loops_closed_again_and_again_in_one_container_close_it(
+    llm: sg.LLM, output_type: type[BaseModel], prompt: str, pointer: str,
+) -> None:
+    with pytest.warns(UserWarning, match=f", {pointer}: the model was repeating itself"):
+        result = llm.run(output_type, prompt, max_tokens=256, max_retries=0)
+    assert len(getattr(result.value, pointer[1:])) == 3, result.text
+    assert result.usage.completion_tokens < 160, result.text

@@ -110,6 +110,7 @@ class ConstrainedDecoder:
         self._depths: deque[int] = deque(maxlen=MAX_PERIOD * MIN_REPEATS)
         self._closing: _Closing | None = None
         self._closed: list[str] = []  # JSON pointers of values closed because the model looped
+        self._closed_in: list[tuple[object, int]] = []  # containers, and loops closed inside them
         self._detail = ""
 
     def run(self) -> Iterator[Event]:
@@ -158,8 +159,24 @@ class ConstrainedDecoder:
         else:
             depth = max(1, min(list(self._depths)[-period * MIN_REPEATS:], default=cursor.depth))
             container, pointer = cursor.container_at(depth)
+        outer = depth if string else depth - 1
+        if outer >= 1:
+            parent, parent_pointer = cursor.container_at(outer)
+            if self._count_closing(parent) >= MIN_REPEATS:
+                # Loops closed again and again in one container's members (a run of digits in
+                # every item, each cut short) are that container looping, whatever its period.
+                string, container, pointer, depth = False, parent, parent_pointer, outer
         self._closing = _Closing(pointer or "/", string, depth, container, self.produced, period)
         self._closed.append(self._closing.pointer)
+
+    def _count_closing(self, container: object) -> int:
+        """How many loops have now been closed inside ``container``, this one included."""
+        for i, (seen, count) in enumerate(self._closed_in):
+            if seen is container:
+                self._closed_in[i] = (seen, count + 1)
+                return count + 1
+        self._closed_in.append((container, 1))
+        return 1
 
     def _closer(self) -> str | None:
         """The character that closes what a loop is writing, once the loop has to end; None
@@ -170,7 +187,7 @@ class ConstrainedDecoder:
         done = not cursor.in_value_string if closing.string else not cursor.holds(closing.container)
         if done:
             self._closing = None
-            self._loops.reset()
+            self._loops.forget(closing.period)
             return None
         waited = self.produced - closing.started
         if waited > CLOSE_WITHIN:

@@ -48,9 +48,12 @@ class LoopDetector:
         """The last ``count`` tokens pushed."""
         return self._tokens[-count:]
 
-    def reset(self) -> None:
-        self._tokens.clear()
-        self._runs = [0] * (MAX_PERIOD + 1)
+    def forget(self, period: int) -> None:
+        """Start the counts of periods up to ``period`` over (a loop of that period was closed),
+        keeping longer ones: a short loop inside each repetition of a longer one (a run of
+        digits in every item of a looping list) must not hide the longer loop."""
+        for shorter in range(1, min(period, MAX_PERIOD) + 1):
+            self._runs[shorter] = 0
 
 
 __all__ = ["LoopDetector", "MAX_PERIOD", "MIN_REPEATS", "MIN_RUN"]
