@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, get_args
 
-
 __all__ = ["main", "build_parser", "load_target"]
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
@@ -96,8 +95,7 @@ def _located(path: str, error: Any) -> str:
 def _grammar_options(args: argparse.Namespace) -> dict[str, Any]:
     """The grammar options given on the command line (the others come from the preset)."""
     given = {name: getattr(args, name) for name in cli_option_names()}
-    return {name: tuple(v) if name == "prop_order" else v
-            for name, v in given.items() if v is not None}
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def cmd_gbnf(args: argparse.Namespace) -> int:

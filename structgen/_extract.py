@@ -661,7 +661,7 @@ def _release(loop: asyncio.AbstractEventLoop) -> None:
     for signum in _STOP_SIGNALS:
         try:
             loop.remove_signal_handler(signum)
-        except (NotImplementedError, RuntimeError, ValueError):
+        except (NotImplementedError, RuntimeError, ValueError):  # never installed (see above)
             pass
 
 

@@ -177,8 +177,8 @@ class Grammar:
         ``option_fields`` change single fields of them (``whitespace="minified"``).
         """
         opts = (options or PRESETS["schema"]).with_changes(**option_fields)
-        grammar = SchemaConverter.shared().convert(_schema_only(schema), options=opts)
-        return grammar.with_triggers(triggers)
+        return SchemaConverter.shared().convert_schema(schema, options=opts).with_triggers(
+            triggers)
 
     @classmethod
     def from_type(
@@ -210,13 +210,6 @@ class Grammar:
                             ("_triggers", checked)):
             object.__setattr__(copy, name, value)
         return copy
-
-
-def _schema_only(schema: Any) -> dict[str, Any] | str | bool:
-    if not isinstance(schema, (dict, str, bool)):
-        raise TypeError(f"a JSON Schema must be a dict, a bool or a JSON string, not "
-                        f"{type(schema).__name__}")
-    return schema
 
 
 def json_schema_to_gbnf(
@@ -300,8 +293,13 @@ class SchemaConverter:
         enforced.
         """
         if isinstance(schema_or_type, (dict, str, bool)):
-            return self._convert(schema_or_type, options or self._options or PRESETS["schema"])
+            return self.convert_schema(schema_or_type, options=options)
         return self.convert_type(schema_or_type, options=options)
+
+    def convert_schema(self, schema: dict[str, Any] | str | bool, *,
+                       options: GrammarOptions | None = None) -> Grammar:
+        """The grammar of a JSON Schema (anything else is a ``TypeError``)."""
+        return self._convert(schema, options or self._options or PRESETS["schema"])
 
     def convert_type(self, output_type: Any, *, options: GrammarOptions | None = None) -> Grammar:
         """The grammar of a Python type: of the JSON Schema Pydantic validates it against."""

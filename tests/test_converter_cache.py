@@ -19,7 +19,6 @@ from structgen._schema.ir.atoms import ConstAtom, NumAtom, ObjAtom, StrAtom, Str
 from structgen._schema.normalize.normalizer import Normalizer
 
 
-
 def json_schema_to_gbnf(schema: Any, **fields: Any) -> str:
     """A conversion past the SchemaConverter's grammar cache: what is tested here is the memo
     tables below it."""

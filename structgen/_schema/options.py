@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -96,9 +97,10 @@ class GrammarOptions:
             raise TypeError(f"unknown grammar option(s): {', '.join(unknown)}")
         return replace(self, **changes) if changes else self
 
-    @property
+    @cached_property
     def cache_key(self) -> str:
-        """A text equal for equal options (``refs`` holds mappings, so options are not hashable)."""
+        """A text equal for equal options (``refs`` holds mappings, so options are not hashable);
+        written once per options object, which every conversion with them reuses."""
         return repr(self)
 
     def __post_init__(self) -> None:

@@ -253,8 +253,8 @@ def _failing_field(model: type[BaseModel]) -> str | None:
     return None
 
 
-#: Tool arguments convert as generated types do: closed objects (only declared arguments),
-#: plain integers, free-text strings capped (see ``_generate/_output.py``).
+#: Tool arguments convert as generated types do (closed objects, plain integers), with their
+#: own cap on free-text strings: the ``tool-arguments`` preset.
 TOOL_GRAMMAR_OPTIONS = PRESETS["tool-arguments"]
 
 
