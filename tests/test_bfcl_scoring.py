@@ -1,6 +1,8 @@
-"""bench/bfcl.py: the BFCL AST-checker rules of ``check`` and the dialect converter ``bfcl_tool``.
+"""bench/bfcl.py: the BFCL AST-checker rules of ``check``, the tune/test split, the dialect
+converter ``bfcl_tool`` and how llama-server's replies are read.
 
-No model: hand-made cases for every scoring rule, and real functions of the dev file.
+No model: hand-made cases for every scoring rule, real functions of the dev file, and a mocked
+HTTP transport for the server.
 """
 
 from __future__ import annotations
@@ -11,7 +13,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from bench.bfcl import bfcl_schema, bfcl_tool, cases, check, normalise
+import httpx
+
+from bench.bfcl import (CATEGORIES, Bounds, Outcome, Server, bfcl_schema, bfcl_tool, cases, check, halves,
+                        normalise, score, server_command, split_sizes)
 
 SEARCH = {
     "name": "hotel.search",
@@ -115,15 +120,75 @@ def test_dicts_are_compared_key_by_key() -> None:
     assert not check(SIMPLE, [search(dates={"start": "2024-03-02"})])
 
 
-def test_lists_of_dicts_are_forms_and_dicts_inside_them_literal() -> None:
+def test_lists_of_dicts_are_forms_and_anything_deeper_is_literal() -> None:
+    """As BFCL's dict checker: strings one level down are normalised, a dict or list inside a
+    dict is compared with ``==`` as it is (so case matters there)."""
     function = {"name": "f", "parameters": {"type": "dict", "required": ["rows"], "properties": {
         "rows": {"type": "array", "items": {"type": "dict"}}}}}
     truth = {"f": {"rows": [[{"name": ["Ann"], "at": [{"x": 1.5, "y": "North"}]}, {"name": ["Bob"], "at": [""]}]]}}
     sample = case([truth], functions=(function,))
-    assert check(sample, [("f", {"rows": [{"name": "ann", "at": {"x": 1.5, "y": "north"}}, {"name": "Bob"}]})])
-    assert not check(sample, [("f", {"rows": [{"name": "Bob"}, {"name": "ann", "at": {"x": 1.5, "y": "north"}}]})])
+    assert check(sample, [("f", {"rows": [{"name": "ann", "at": {"x": 1.5, "y": "North"}}, {"name": "Bob"}]})])
+    assert check(sample, [("f", {"rows": [{"name": "ann", "at": {"x": 1.5, "y": "North"}}, {"name": "B-O-B"}]})])
+    lower = {"name": "ann", "at": {"x": 1.5, "y": "north"}}
+    passed, reason = check(sample, [("f", {"rows": [lower, {"name": "Bob"}]})])
+    assert not passed and "'at'" in reason  # "north" inside the inner dict is not normalised
+    assert not check(sample, [("f", {"rows": [{"name": "Bob"}, {"name": "ann", "at": {"x": 1.5, "y": "North"}}]})])
     assert not check(sample, [("f", {"rows": [{"name": "ann", "at": {"x": 1.5}}, {"name": "Bob"}]})])
-    assert not check(sample, [("f", {"rows": [{"name": "ann", "at": {"x": 2, "y": "north"}}, {"name": "Bob"}]})])
+    assert not check(sample, [("f", {"rows": [{"name": "ann", "at": {"x": 2, "y": "North"}}, {"name": "Bob"}]})])
+    assert not check(sample, [("f", {"rows": [{"name": "ann", "at": {"x": 1.5, "y": "North"}}, "Bob"]})])
+
+
+ARRAYS = {"name": "stats", "parameters": {"type": "dict", "required": ["scores", "tags"], "properties": {
+    "scores": {"type": "array", "items": {"type": "float"}},
+    "tags": {"type": "array", "items": {"type": "string"}},
+    "ids": {"type": "array", "items": {"type": "integer"}}}}}
+ARRAY_CASE = case([{"stats": {"scores": [[1.5, 2.0]], "tags": [["a b", "C"]], "ids": [["1", "2"], ""]}}],
+                  functions=(ARRAYS,))
+
+
+def stats(**arguments: Any) -> tuple[str, dict[str, Any]]:
+    return "stats", {"scores": [1.5, 2.0], "tags": ["ab", "c"], **arguments}
+
+
+def test_array_items_must_have_the_declared_item_type() -> None:
+    assert check(ARRAY_CASE, [stats()])
+    passed, reason = check(ARRAY_CASE, [stats(tags=["ab", 3])])
+    assert not passed and reason.startswith("wrong type for 'tags'") and "of string" in reason
+    passed, reason = check(ARRAY_CASE, [stats(scores=["1.5", "2.0"])])
+    assert not passed and reason.startswith("wrong type for 'scores'")
+    # An int is taken for a float parameter, not for a float item (BFCL promotes only the former).
+    passed, reason = check(ARRAY_CASE, [stats(scores=[1.5, 2])])
+    assert not passed and reason.startswith("wrong type for 'scores'")
+
+
+def test_item_types_go_unchecked_when_the_parameter_is_optional() -> None:
+    """With ``""`` among the answers BFCL skips the item check: ints where strings are declared
+    pass the type check, and fail on the value (compared literally)."""
+    passed, reason = check(ARRAY_CASE, [stats(ids=[1, 2])])
+    assert not passed and reason.startswith("wrong value for 'ids'")
+    assert check(ARRAY_CASE, [stats(ids=["1", "2"])])
+
+
+def test_an_empty_list_passes_for_an_optional_list() -> None:
+    assert check(SIMPLE, [search(amenities=[])])  # BFCL reads the optional "" as the empty list
+    assert not check(ARRAY_CASE, [stats(tags=[])])  # not for a required one
+
+
+def test_a_value_of_the_answers_type_is_a_variable_compared_as_is() -> None:
+    function = {"name": "f", "parameters": {"type": "dict", "required": ["n"], "properties": {
+        "n": {"type": "integer"}}}}
+    sample = case([{"f": {"n": ["count"]}}], functions=(function,))
+    assert check(sample, [("f", {"n": "count"})])  # the answers' type (str) where an int is declared
+    assert not check(sample, [("f", {"n": "Count"})])  # a variable is not normalised
+    assert not check(sample, [("f", {"n": 3})])
+
+
+def test_a_multiple_case_checks_the_expected_function_and_wants_one_call() -> None:
+    sample = case([{"weather": {"city": ["Paris"]}}], "multiple", (SEARCH, WEATHER))
+    assert check(sample, [PARIS])
+    passed, reason = check(sample, [ROME])
+    assert not passed and "expected 'weather'" in reason
+    assert not check(sample, [PARIS, PARIS])
 
 
 def test_every_ground_truth_answer_passes_its_own_case() -> None:
@@ -175,10 +240,15 @@ def test_parallel_calls_need_the_exact_count_and_each_expected_call_once() -> No
     assert not check(PARALLEL, [PARIS, PARIS, ROME])  # Paris twice leaves London unmatched
 
 
-def test_a_matching_is_found_when_a_greedy_one_would_miss_it() -> None:
+def test_parallel_calls_are_matched_greedily_as_bfcl_does() -> None:
+    """A perfect matching exists (either <- London, Paris <- Paris), but BFCL gives each expected
+    call, in order, the first unused call that passes it: "either" takes Paris and strands the
+    second expected call."""
     either = {"weather": {"city": ["Paris", "London"]}}
     sample = case([either, {"weather": {"city": ["Paris"]}}], "parallel", (WEATHER,))
-    assert check(sample, [PARIS, LONDON])  # greedily, "either" would take Paris and strand the other
+    passed, reason = check(sample, [PARIS, LONDON])
+    assert not passed and reason.startswith("no call matches expected call 1")
+    assert check(sample, [LONDON, PARIS])  # the same calls in the other order pass
 
 
 def test_irrelevance_passes_only_without_a_call() -> None:
@@ -272,3 +342,82 @@ def test_an_enum_that_contradicts_its_type_keeps_the_schema_satisfiable() -> Non
 def test_an_unknown_type_is_an_error() -> None:
     with pytest.raises(ValueError, match="unknown BFCL type"):
         bfcl_schema({"type": "complex"})
+
+
+# -- undecodable replies, the split, the server's replies ---------------------------------------
+
+
+def test_an_undecodable_reply_is_no_call_on_irrelevance_only() -> None:
+    broken = Outcome(None, "undecodable:JSONDecodeError", 1.0, undecodable=True)
+    assert score(case(None, "irrelevance"), broken).passed
+    assert not score(SIMPLE, broken).passed
+    assert not score(case(None, "live_irrelevance"), Outcome(None, "timeout", 60.0)).passed
+    assert not score(case(None, "irrelevance"), Outcome(None, "crash:KeyError: 'x'", 1.0)).passed
+    assert score(SIMPLE, Outcome([search()], "", 1.0)) == (True, "ok")
+
+
+def test_the_split_halves_every_category_by_the_hash_of_the_id() -> None:
+    split = halves()
+    everything = cases()
+    assert set(split) == {c["id"] for c in everything} and set(split.values()) == {"tune", "test"}
+    for category, sizes in split_sizes().items():
+        assert sizes["tune"] == sum(1 for c in everything if c["category"] == category) // 2
+        assert sizes["test"] - sizes["tune"] in (0, 1)
+    tune, test = cases(split="tune"), cases(split="test")
+    assert len(tune) + len(test) == len(everything)
+    assert {c["id"] for c in tune}.isdisjoint(c["id"] for c in test)
+    assert all(split[c["id"]] == "test" for c in test)
+    # Pinned: the split is fixed once; a change here moves cases between the halves.
+    assert [split[f"simple_python_{i}"] for i in (1, 2, 12, 13, 14, 15, 16, 17)] == [
+        "tune", "tune", "tune", "tune", "test", "tune", "test", "test"]
+
+
+def test_the_first_cases_of_a_half_in_file_order() -> None:
+    first = cases(2, ["parallel", "irrelevance"], "tune")
+    assert [c["category"] for c in first] == ["parallel", "parallel", "irrelevance", "irrelevance"]
+    assert all(halves()[c["id"]] == "tune" for c in first)
+    assert len(cases(2, CATEGORIES, "test")) == 20
+
+
+def test_the_server_is_local_with_one_slot_of_the_whole_context() -> None:
+    command = server_command("llama-server", "m.gguf", Bounds(30.0, 128, 2048, 1, 2), 8080)
+    assert command == ["llama-server", "--jinja", "-m", "m.gguf", "-c", "2048", "-np", "1", "-t", "1", "-tb", "2",
+                       "--host", "127.0.0.1", "--port", "8080"]
+
+
+def _server(reply: httpx.Response, seen: list[dict[str, Any]]) -> Server:
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(json.loads(request.content))
+        return reply
+
+    server = Server.__new__(Server)  # no process: the transport answers
+    server.url, server.bounds = "http://127.0.0.1:1", Bounds(30.0, 99, 2048, 1, 2)
+    server.client = httpx.Client(transport=httpx.MockTransport(handle))
+    return server
+
+
+def _chat(*tool_calls: dict[str, Any]) -> httpx.Response:
+    message = {"role": "assistant", "content": None if tool_calls else "Hello.", "tool_calls": list(tool_calls)}
+    return httpx.Response(200, json={"choices": [{"message": message}]})
+
+
+def test_the_server_is_asked_like_the_others_and_its_tool_calls_are_read() -> None:
+    seen: list[dict[str, Any]] = []
+    tools = [bfcl_tool(WEATHER)]
+    call = {"type": "function", "function": {"name": "weather", "arguments": '{"city": "Paris"}'}}
+    outcome = _server(_chat(call, call), seen).run([{"role": "user", "content": "hi"}], tools)
+    assert outcome.calls == [("weather", {"city": "Paris"})] * 2 and not outcome.failure
+    body = seen[0]
+    assert body["tools"] == tools and body["tool_choice"] == "auto" and body["temperature"] == 0.0
+    assert body["max_tokens"] == 99 and body["parallel_tool_calls"] is True
+    assert _server(_chat(), []).run([], tools).calls == []
+
+
+def test_the_server_s_undecodable_calls_and_errors() -> None:
+    bad = {"type": "function", "function": {"name": "weather", "arguments": '{"city": '}}
+    outcome = _server(_chat(bad), []).run([], [])
+    assert outcome.calls is None and outcome.undecodable
+    listed = {"type": "function", "function": {"name": "weather", "arguments": "[1]"}}
+    assert _server(_chat(listed), []).run([], []).undecodable
+    failed = _server(httpx.Response(400, json={"error": {"message": "too long"}}), []).run([], [])
+    assert failed.calls is None and not failed.undecodable and failed.failure == "error:http 400: too long"
