@@ -185,9 +185,11 @@ class RuleSet:
         return seen
 
 
+@memo(65536)
 def _too_deep(body: str) -> bool:
     """Whether groups nest more than ``MAX_GROUP_DEPTH`` deep in ``body``: its parentheses alone,
-    less one level per pass (the innermost pairs), leave some after that many passes."""
+    less one level per pass (the innermost pairs), leave some after that many passes. Cached:
+    the bodies with many groups (any JSON value, number ranges) recur across grammars."""
     parens = _NOT_PAREN.sub("", body)
     for _ in range(MAX_GROUP_DEPTH):
         parens = parens.replace("()", "")

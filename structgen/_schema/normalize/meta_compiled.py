@@ -127,12 +127,16 @@ class _Compiler:
         if not isinstance(value, dict):
             raise NotCompiled("properties")
         children = {name: self.schema(sub) for name, sub in value.items()}
+        children = {name: child for name, child in children.items() if child is not _always}
+        get = children.get
 
         def check(instance: Any) -> bool:
             if _kind(instance) != "object":
                 return True
-            for name, child in children.items():
-                if name in instance and not child(instance[name]):
+            # The instance's keys, not the meta-schema's: a schema has a few of its dozens.
+            for key, item in instance.items():
+                child = get(key)
+                if child is not None and not child(item):
                     return False
             return True
         return check
