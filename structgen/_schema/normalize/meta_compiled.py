@@ -84,8 +84,7 @@ class _Compiler:
             return _always
         if len(checks) == 1:
             return checks[0]
-        every = tuple(checks)
-        return lambda value: all(c(value) for c in every)
+        return _every(tuple(checks))
 
     # --- keywords --------------------------------------------------------------------------
 
@@ -93,7 +92,7 @@ class _Compiler:
         if value != "#":
             raise NotCompiled(f"$ref {value!r}")
         root = self._root
-        return lambda instance: root[0](instance)
+        return lambda instance: root[0](instance)  # the root is compiled last
 
     def k_type(self, value: Any, node: dict[str, Any]) -> Check:
         names = [value] if isinstance(value, str) else value
@@ -249,8 +248,16 @@ class _Compiler:
         return lambda instance: any(o(instance) for o in options)
 
     def k_allOf(self, value: Any, node: dict[str, Any]) -> Check:
-        options = tuple(self.schema(sub) for sub in _subschemas(value, "allOf"))
-        return lambda instance: all(o(instance) for o in options)
+        return _every(tuple(self.schema(sub) for sub in _subschemas(value, "allOf")))
+
+
+def _every(checks: tuple[Check, ...]) -> Check:
+    def check(instance: Any) -> bool:
+        for one in checks:  # a loop, not all(): no generator for each subschema checked
+            if not one(instance):
+                return False
+        return True
+    return check
 
 
 def _subschemas(value: Any, keyword: str) -> list[Any]:
