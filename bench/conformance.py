@@ -1,12 +1,15 @@
 """Conformance of structgen's converter and llama-cpp-python's, judged by llama.cpp itself.
 
     python bench/conformance.py [--corpus jsts|jsts-optional|maskbench|all] [--every N]
-        [--only structgen] [--hang-seconds S] [--results FILE.jsonl]
+        [--first N] [--only structgen] [--convert-only] [--hang-seconds S]
+        [--results FILE.jsonl]
 
 For each corpus and subset: schemas that pass / fail to compile / reject a valid instance /
 accept an invalid one / crash or hang llama.cpp, for both converters in the same run, plus
 the share of instances decided right and the total conversion time of each converter (CPU
-time of the converting thread).
+time of the converting thread), and the cold-conversion ratio: structgen's time over
+llama-cpp-python's on the schemas both convert, each converted once in this run
+(``--convert-only``: that line alone, nothing judged, one thread).
 Grammars are judged in worker processes, so a grammar that aborts or hangs llama.cpp is
 counted as a crash or a hang instead of ending the run. A hang is a judgement that used more
 than ``--hang-seconds`` of the worker's CPU time (other processes on the machine do not make a
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import multiprocessing as mp
 import os
@@ -188,9 +192,12 @@ class Judge:
 
 
 def structgen_converter(remotes: dict[str, Any], key_order: str) -> Callable[[Any], str]:
-    from structgen import json_schema_to_gbnf
+    from structgen import GrammarOptions, json_schema_to_gbnf
 
-    return lambda schema: json_schema_to_gbnf(schema, refs=remotes, key_order=key_order)
+    # One options object for the run, as a server converting per request would keep: options
+    # built per call would write out the remote documents for every cache key.
+    options = GrammarOptions.preset("schema", refs=remotes, key_order=key_order)
+    return lambda schema: json_schema_to_gbnf(schema, options=options)
 
 
 def llama_cpp_converter() -> Callable[[Any], str]:
@@ -199,7 +206,7 @@ def llama_cpp_converter() -> Callable[[Any], str]:
     return lambda schema: json_schema_to_gbnf(json.dumps(schema))
 
 
-def evaluate(case: Case, convert: Callable[[Any], str], judge: Judge) -> Outcome:
+def evaluate(case: Case, convert: Callable[[Any], str], judge: Judge | None) -> Outcome:
     # The converting thread's CPU time: two threads convert at once, and wall time would charge
     # each conversion for the other thread's turns on the interpreter.
     t0 = time.thread_time()
@@ -210,6 +217,8 @@ def evaluate(case: Case, convert: Callable[[Any], str], judge: Judge) -> Outcome
                        seconds=time.thread_time() - t0)
     seconds = time.thread_time() - t0
     size = len(gbnf.encode())
+    if judge is None:
+        return Outcome("converted", seconds=seconds, grammar_bytes=size)
     native = judge.run(gbnf, [json.dumps(data) for data, _ in case.tests],
                        [valid for _, valid in case.tests])
     if native in ("crash", "hang"):
@@ -279,9 +288,33 @@ def run_corpus(
     return results
 
 
+def convert_only(name: str, cases: list[Case], converters: dict[str, Callable[[Any], str]]
+                 ) -> dict[str, dict[str, Outcome]]:
+    """Every case converted once by each converter in turn, in this thread; nothing judged."""
+    results = {conv_name: {case.id: evaluate(case, conv, None) for case in cases}
+               for conv_name, conv in converters.items()}
+    print(f"\n## {name}: {len(cases)} schemas, conversion only")
+    print_conversion_ratio(cases, results)
+    return results
+
+
+def print_conversion_ratio(cases: list[Case], results: dict[str, dict[str, Outcome]]) -> None:
+    """structgen's conversion time over llama-cpp-python's on the schemas both convert."""
+    ours, peer = results.get("structgen"), results.get("llama-cpp-python")
+    if ours is None or peer is None:
+        return
+    both = [c.id for c in cases if "compile-error" not in (ours[c.id].status, peer[c.id].status)]
+    mine = sum(ours[i].seconds for i in both)
+    theirs = sum(peer[i].seconds for i in both)
+    ratio = f"{mine / theirs:.1f}x" if theirs > 0 else "n/a"
+    print(f"\ncold conversion, the {len(both)} schemas both convert: structgen {mine:.2f} s, "
+          f"llama-cpp-python {theirs:.2f} s: {ratio} llama-cpp-python's time")
+
+
 def report(name: str, cases: list[Case], results: dict[str, dict[str, Outcome]]) -> None:
     instances = sum(len(c.tests) for c in cases)
     print(f"\n## {name}: {len(cases)} schemas, {instances} instances")
+    print_conversion_ratio(cases, results)
     for conv_name, outcomes in results.items():
         by_subset: dict[str, Counter[str]] = defaultdict(Counter)
         for case in cases:
@@ -319,6 +352,11 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser.add_argument("--corpus", default="all",
                         choices=["jsts", "jsts-optional", "maskbench", "all"])
     parser.add_argument("--every", type=int, default=1, help="MaskBench: keep every N-th schema")
+    parser.add_argument("--first", type=int, default=None,
+                        help="MaskBench: only the first N schemas (after --every)")
+    parser.add_argument("--convert-only", action="store_true",
+                        help="convert every schema once with each converter, judge nothing: "
+                             "the cold-conversion times and their ratio alone")
     parser.add_argument("--key-order", default="declared",
                         choices=["declared", "required-first", "any"],
                         help="structgen's key order (default: declared, what Pydantic writes)")
@@ -342,10 +380,13 @@ def main(argv: Iterable[str] | None = None) -> None:
     if args.corpus in ("jsts-optional", "all"):
         corpora["JSON-Schema-Test-Suite optional"] = list(jsts_cases(optional=True))
     if args.corpus in ("maskbench", "all"):
-        corpora["MaskBench"] = list(maskbench_cases(args.every))
+        corpora["MaskBench"] = list(itertools.islice(maskbench_cases(args.every), args.first))
     failures = []
     saved = ResultsFile(args.results)
     for name, cases in corpora.items():
+        if args.convert_only:
+            convert_only(name, cases, converters)
+            continue
         results = run_corpus(name, cases, converters, args.hang_seconds, saved)
         for case in cases:
             o = results.get("structgen", {}).get(case.id)
