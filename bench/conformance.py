@@ -5,7 +5,8 @@
         [--results FILE.jsonl]
 
 For each corpus and subset: schemas that pass / fail to compile / reject a valid instance /
-accept an invalid one / crash or hang llama.cpp, for both converters in the same run, plus
+accept an invalid one / crash or hang llama.cpp / (structgen's only) fail the ``check_safe``
+lint its converted grammars skip ("unsafe"), for both converters in the same run, plus
 the share of instances decided right and the total conversion time of each converter (CPU
 time of the converting thread), and the cold-conversion ratio: structgen's time over
 llama-cpp-python's on the schemas both convert, each converted once in this run
@@ -206,7 +207,10 @@ def llama_cpp_converter() -> Callable[[Any], str]:
     return lambda schema: json_schema_to_gbnf(json.dumps(schema))
 
 
-def evaluate(case: Case, convert: Callable[[Any], str], judge: Judge | None) -> Outcome:
+def evaluate(case: Case, convert: Callable[[Any], str], judge: Judge | None,
+             lint: Callable[[str], object] | None = None) -> Outcome:
+    """One case: convert (timed), ``lint`` the grammar if given (untimed: structgen's own
+    check, which its constructor no longer runs on converted grammars), judge it."""
     # The converting thread's CPU time: two threads convert at once, and wall time would charge
     # each conversion for the other thread's turns on the interpreter.
     t0 = time.thread_time()
@@ -217,6 +221,11 @@ def evaluate(case: Case, convert: Callable[[Any], str], judge: Judge | None) -> 
                        seconds=time.thread_time() - t0)
     seconds = time.thread_time() - t0
     size = len(gbnf.encode())
+    if lint is not None:
+        try:
+            lint(gbnf)
+        except Exception as e:  # GrammarError: the converter wrote a grammar it calls unsafe
+            return Outcome("unsafe", error=str(e)[:300], seconds=seconds, grammar_bytes=size)
     if judge is None:
         return Outcome("converted", seconds=seconds, grammar_bytes=size)
     native = judge.run(gbnf, [json.dumps(data) for data, _ in case.tests],
@@ -261,8 +270,11 @@ def run_corpus(
     name: str, cases: list[Case], converters: dict[str, Callable[[Any], str]],
     hang_seconds: float = HANG_SECONDS, saved: ResultsFile | None = None,
 ) -> dict[str, dict[str, Outcome]]:
+    from structgen._gbnf import check_safe
+
     saved = saved or ResultsFile(None)
     results: dict[str, dict[str, Outcome]] = {c: {} for c in converters}
+    lints = {"structgen": check_safe}
     judges = [Judge(hang_seconds), Judge(hang_seconds)]
 
     done = [0]
@@ -273,7 +285,7 @@ def run_corpus(
             for conv_name, conv in converters.items():
                 known = saved.done.get((name, conv_name, case.id))
                 if known is None:
-                    known = evaluate(case, conv, judge)
+                    known = evaluate(case, conv, judge, lints.get(conv_name))
                     saved.add(name, conv_name, case, known)
                 results[conv_name][case.id] = known
             done[0] += 1
@@ -335,7 +347,7 @@ def report(name: str, cases: list[Case], results: dict[str, dict[str, Outcome]])
         print(f"\n### {conv_name}: conversion {seconds:.2f} s in total; llama.cpp's sampler"
               f" {native:.2f} s (load and judge, the slowest grammar {slowest:.2f} s)")
         cols = ["pass", "compile-error", "valid-rejected", "invalid-accepted", "refused", "crash",
-                "hang"]
+                "hang", "unsafe"]
         print(f"| subset | schemas | {' | '.join(cols)} | instances right |")
         print("|---" * (len(cols) + 3) + "|")
         for subset in sorted(by_subset) + ["TOTAL"]:
