@@ -1,7 +1,7 @@
 """Conformance of structgen's converter and llama-cpp-python's, judged by llama.cpp itself.
 
     python bench/conformance.py [--corpus jsts|jsts-optional|maskbench|all] [--every N]
-        [--first N] [--only structgen] [--convert-only] [--hang-seconds S]
+        [--first N] [--only structgen] [--convert-only] [--source PATH] [--hang-seconds S]
         [--results FILE.jsonl]
 
 For each corpus and subset: schemas that pass / fail to compile / reject a valid instance /
@@ -10,7 +10,8 @@ lint its converted grammars skip ("unsafe"), for both converters in the same run
 the share of instances decided right and the total conversion time of each converter (CPU
 time of the converting thread), and the cold-conversion ratio: structgen's time over
 llama-cpp-python's on the schemas both convert, each converted once in this run
-(``--convert-only``: that line alone, nothing judged, one thread).
+(``--convert-only``: that line alone, nothing judged, one thread; ``--source PATH`` imports
+structgen from another checkout, to compare two versions with the same command).
 Grammars are judged in worker processes, so a grammar that aborts or hangs llama.cpp is
 counted as a crash or a hang instead of ending the run. A hang is a judgement that used more
 than ``--hang-seconds`` of the worker's CPU time (other processes on the machine do not make a
@@ -372,6 +373,8 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser.add_argument("--key-order", default="declared",
                         choices=["declared", "required-first", "any"],
                         help="structgen's key order (default: declared, what Pydantic writes)")
+    parser.add_argument("--source", type=Path, default=None,
+                        help="import structgen from this checkout instead")
     parser.add_argument("--only", choices=["structgen", "llama-cpp-python"], default=None)
     parser.add_argument("--failures", type=Path, default=None,
                         help="write structgen's non-passing cases as JSON lines here")
@@ -380,12 +383,18 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser.add_argument("--results", type=Path, default=None,
                         help="append every outcome here as JSON lines; resume from it")
     args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.source is not None:
+        sys.path.insert(0, str(args.source.resolve()))
     remotes = jsts_remotes()
     factories = {
         "structgen": lambda: structgen_converter(remotes, args.key_order),
         "llama-cpp-python": llama_cpp_converter,
     }
     converters = {n: f() for n, f in factories.items() if args.only in (None, n)}
+    if args.source is not None:
+        import structgen
+
+        print(f"structgen from {Path(structgen.__file__).parent}", file=sys.stderr)
     corpora: dict[str, list[Case]] = {}
     if args.corpus in ("jsts", "all"):
         corpora["JSON-Schema-Test-Suite draft2020-12"] = list(jsts_cases())
