@@ -74,8 +74,9 @@ class Grammar:
 
     Immutable and hashable; ``str(grammar)`` is the GBNF text. Build one with a factory:
     :meth:`from_string`, :meth:`from_file`, :meth:`from_json_schema` or :meth:`from_type`.
-    The text is parsed and checked here (line and column on error), so llama.cpp never sees a
-    grammar that is known to be broken.
+    Text given here (or to ``from_string``/``from_file``) is parsed and checked (line and
+    column on error), so llama.cpp never sees a grammar that is known to be broken; grammars
+    the converter writes are safe by construction and are not parsed again.
     """
 
     __slots__ = ("_gbnf", "_root_name", "_triggers")
