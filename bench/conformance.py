@@ -1,12 +1,17 @@
 """Conformance of structgen's converter and llama-cpp-python's, judged by llama.cpp itself.
 
     python bench/conformance.py [--corpus jsts|jsts-optional|maskbench|all] [--every N]
-        [--only structgen] [--hang-seconds S] [--results FILE.jsonl]
+        [--first N] [--only structgen] [--convert-only] [--source PATH] [--hang-seconds S]
+        [--results FILE.jsonl]
 
 For each corpus and subset: schemas that pass / fail to compile / reject a valid instance /
-accept an invalid one / crash or hang llama.cpp, for both converters in the same run, plus
+accept an invalid one / crash or hang llama.cpp / (structgen's only) fail the ``check_safe``
+lint its converted grammars skip ("unsafe"), for both converters in the same run, plus
 the share of instances decided right and the total conversion time of each converter (CPU
-time of the converting thread).
+time of the converting thread), and the cold-conversion ratio: structgen's time over
+llama-cpp-python's on the schemas both convert, each converted once in this run
+(``--convert-only``: that line alone, nothing judged, one thread; ``--source PATH`` imports
+structgen from another checkout, to compare two versions with the same command).
 Grammars are judged in worker processes, so a grammar that aborts or hangs llama.cpp is
 counted as a crash or a hang instead of ending the run. A hang is a judgement that used more
 than ``--hang-seconds`` of the worker's CPU time (other processes on the machine do not make a
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import multiprocessing as mp
 import os
@@ -188,9 +194,12 @@ class Judge:
 
 
 def structgen_converter(remotes: dict[str, Any], key_order: str) -> Callable[[Any], str]:
-    from structgen import json_schema_to_gbnf
+    from structgen import GrammarOptions, json_schema_to_gbnf
 
-    return lambda schema: json_schema_to_gbnf(schema, refs=remotes, key_order=key_order)
+    # One options object for the run, as a server converting per request would keep: options
+    # built per call would write out the remote documents for every cache key.
+    options = GrammarOptions.preset("schema", refs=remotes, key_order=key_order)
+    return lambda schema: json_schema_to_gbnf(schema, options=options)
 
 
 def llama_cpp_converter() -> Callable[[Any], str]:
@@ -199,7 +208,10 @@ def llama_cpp_converter() -> Callable[[Any], str]:
     return lambda schema: json_schema_to_gbnf(json.dumps(schema))
 
 
-def evaluate(case: Case, convert: Callable[[Any], str], judge: Judge) -> Outcome:
+def evaluate(case: Case, convert: Callable[[Any], str], judge: Judge | None,
+             lint: Callable[[str], object] | None = None) -> Outcome:
+    """One case: convert (timed), ``lint`` the grammar if given (untimed: structgen's own
+    check, which its constructor no longer runs on converted grammars), judge it."""
     # The converting thread's CPU time: two threads convert at once, and wall time would charge
     # each conversion for the other thread's turns on the interpreter.
     t0 = time.thread_time()
@@ -210,6 +222,13 @@ def evaluate(case: Case, convert: Callable[[Any], str], judge: Judge) -> Outcome
                        seconds=time.thread_time() - t0)
     seconds = time.thread_time() - t0
     size = len(gbnf.encode())
+    if lint is not None:
+        try:
+            lint(gbnf)
+        except Exception as e:  # GrammarError: the converter wrote a grammar it calls unsafe
+            return Outcome("unsafe", error=str(e)[:300], seconds=seconds, grammar_bytes=size)
+    if judge is None:
+        return Outcome("converted", seconds=seconds, grammar_bytes=size)
     native = judge.run(gbnf, [json.dumps(data) for data, _ in case.tests],
                        [valid for _, valid in case.tests])
     if native in ("crash", "hang"):
@@ -252,8 +271,11 @@ def run_corpus(
     name: str, cases: list[Case], converters: dict[str, Callable[[Any], str]],
     hang_seconds: float = HANG_SECONDS, saved: ResultsFile | None = None,
 ) -> dict[str, dict[str, Outcome]]:
+    from structgen._gbnf import check_safe
+
     saved = saved or ResultsFile(None)
     results: dict[str, dict[str, Outcome]] = {c: {} for c in converters}
+    lints = {"structgen": check_safe}
     judges = [Judge(hang_seconds), Judge(hang_seconds)]
 
     done = [0]
@@ -264,7 +286,7 @@ def run_corpus(
             for conv_name, conv in converters.items():
                 known = saved.done.get((name, conv_name, case.id))
                 if known is None:
-                    known = evaluate(case, conv, judge)
+                    known = evaluate(case, conv, judge, lints.get(conv_name))
                     saved.add(name, conv_name, case, known)
                 results[conv_name][case.id] = known
             done[0] += 1
@@ -279,9 +301,33 @@ def run_corpus(
     return results
 
 
+def convert_only(name: str, cases: list[Case], converters: dict[str, Callable[[Any], str]]
+                 ) -> dict[str, dict[str, Outcome]]:
+    """Every case converted once by each converter in turn, in this thread; nothing judged."""
+    results = {conv_name: {case.id: evaluate(case, conv, None) for case in cases}
+               for conv_name, conv in converters.items()}
+    print(f"\n## {name}: {len(cases)} schemas, conversion only")
+    print_conversion_ratio(cases, results)
+    return results
+
+
+def print_conversion_ratio(cases: list[Case], results: dict[str, dict[str, Outcome]]) -> None:
+    """structgen's conversion time over llama-cpp-python's on the schemas both convert."""
+    ours, peer = results.get("structgen"), results.get("llama-cpp-python")
+    if ours is None or peer is None:
+        return
+    both = [c.id for c in cases if "compile-error" not in (ours[c.id].status, peer[c.id].status)]
+    mine = sum(ours[i].seconds for i in both)
+    theirs = sum(peer[i].seconds for i in both)
+    ratio = f"{mine / theirs:.1f}x" if theirs > 0 else "n/a"
+    print(f"\ncold conversion, the {len(both)} schemas both convert: structgen {mine:.2f} s, "
+          f"llama-cpp-python {theirs:.2f} s: {ratio} llama-cpp-python's time")
+
+
 def report(name: str, cases: list[Case], results: dict[str, dict[str, Outcome]]) -> None:
     instances = sum(len(c.tests) for c in cases)
     print(f"\n## {name}: {len(cases)} schemas, {instances} instances")
+    print_conversion_ratio(cases, results)
     for conv_name, outcomes in results.items():
         by_subset: dict[str, Counter[str]] = defaultdict(Counter)
         for case in cases:
@@ -302,7 +348,7 @@ def report(name: str, cases: list[Case], results: dict[str, dict[str, Outcome]])
         print(f"\n### {conv_name}: conversion {seconds:.2f} s in total; llama.cpp's sampler"
               f" {native:.2f} s (load and judge, the slowest grammar {slowest:.2f} s)")
         cols = ["pass", "compile-error", "valid-rejected", "invalid-accepted", "refused", "crash",
-                "hang"]
+                "hang", "unsafe"]
         print(f"| subset | schemas | {' | '.join(cols)} | instances right |")
         print("|---" * (len(cols) + 3) + "|")
         for subset in sorted(by_subset) + ["TOTAL"]:
@@ -319,9 +365,16 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser.add_argument("--corpus", default="all",
                         choices=["jsts", "jsts-optional", "maskbench", "all"])
     parser.add_argument("--every", type=int, default=1, help="MaskBench: keep every N-th schema")
+    parser.add_argument("--first", type=int, default=None,
+                        help="MaskBench: only the first N schemas (after --every)")
+    parser.add_argument("--convert-only", action="store_true",
+                        help="convert every schema once with each converter, judge nothing: "
+                             "the cold-conversion times and their ratio alone")
     parser.add_argument("--key-order", default="declared",
                         choices=["declared", "required-first", "any"],
                         help="structgen's key order (default: declared, what Pydantic writes)")
+    parser.add_argument("--source", type=Path, default=None,
+                        help="import structgen from this checkout instead")
     parser.add_argument("--only", choices=["structgen", "llama-cpp-python"], default=None)
     parser.add_argument("--failures", type=Path, default=None,
                         help="write structgen's non-passing cases as JSON lines here")
@@ -330,22 +383,31 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser.add_argument("--results", type=Path, default=None,
                         help="append every outcome here as JSON lines; resume from it")
     args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.source is not None:
+        sys.path.insert(0, str(args.source.resolve()))
     remotes = jsts_remotes()
     factories = {
         "structgen": lambda: structgen_converter(remotes, args.key_order),
         "llama-cpp-python": llama_cpp_converter,
     }
     converters = {n: f() for n, f in factories.items() if args.only in (None, n)}
+    if args.source is not None:
+        import structgen
+
+        print(f"structgen from {Path(structgen.__file__).parent}", file=sys.stderr)
     corpora: dict[str, list[Case]] = {}
     if args.corpus in ("jsts", "all"):
         corpora["JSON-Schema-Test-Suite draft2020-12"] = list(jsts_cases())
     if args.corpus in ("jsts-optional", "all"):
         corpora["JSON-Schema-Test-Suite optional"] = list(jsts_cases(optional=True))
     if args.corpus in ("maskbench", "all"):
-        corpora["MaskBench"] = list(maskbench_cases(args.every))
+        corpora["MaskBench"] = list(itertools.islice(maskbench_cases(args.every), args.first))
     failures = []
     saved = ResultsFile(args.results)
     for name, cases in corpora.items():
+        if args.convert_only:
+            convert_only(name, cases, converters)
+            continue
         results = run_corpus(name, cases, converters, args.hang_seconds, saved)
         for case in cases:
             o = results.get("structgen", {}).get(case.id)

@@ -74,8 +74,9 @@ class Grammar:
 
     Immutable and hashable; ``str(grammar)`` is the GBNF text. Build one with a factory:
     :meth:`from_string`, :meth:`from_file`, :meth:`from_json_schema` or :meth:`from_type`.
-    The text is parsed and checked here (line and column on error), so llama.cpp never sees a
-    grammar that is known to be broken.
+    Text given here (or to ``from_string``/``from_file``) is parsed and checked (line and
+    column on error), so llama.cpp never sees a grammar that is known to be broken; grammars
+    the converter writes are safe by construction and are not parsed again.
     """
 
     __slots__ = ("_gbnf", "_root_name", "_triggers")
@@ -94,6 +95,20 @@ class Grammar:
         object.__setattr__(self, "_gbnf", text)
         object.__setattr__(self, "_root_name", start)
         object.__setattr__(self, "_triggers", _check_triggers(triggers))
+
+    @classmethod
+    def _trusted(cls, gbnf: str, root: str = "root", triggers: tuple[Trigger, ...] = ()
+                 ) -> Grammar:
+        """A Grammar of text structgen wrote itself, not parsed or checked again.
+
+        Only for the converter's output (safe by construction: tests lint every corpus
+        grammar), whose re-parse by the pure-Python parser cost more than converting.
+        """
+        grammar = object.__new__(cls)
+        object.__setattr__(grammar, "_gbnf", gbnf)
+        object.__setattr__(grammar, "_root_name", root)
+        object.__setattr__(grammar, "_triggers", triggers)
+        return grammar
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Grammar is immutable")
@@ -205,11 +220,7 @@ class Grammar:
         checked = _check_triggers(triggers)
         if checked == self._triggers:
             return self
-        copy = object.__new__(Grammar)
-        for name, value in (("_gbnf", self._gbnf), ("_root_name", self._root_name),
-                            ("_triggers", checked)):
-            object.__setattr__(copy, name, value)
-        return copy
+        return Grammar._trusted(self._gbnf, self._root_name, checked)
 
 
 def json_schema_to_gbnf(
@@ -318,7 +329,7 @@ class SchemaConverter:
                     self._hits += 1
                     return found
                 self._misses += 1
-        grammar = Grammar(convert(schema, options))
+        grammar = Grammar._trusted(convert(schema, options))
         if key is not None:
             self._keep(key, grammar)
         return grammar

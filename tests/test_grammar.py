@@ -129,3 +129,20 @@ def test_from_json_schema() -> None:
     g = Grammar.from_json_schema({"type": "object", "properties": {"a": {"type": "integer"}},
                                   "required": ["a"], "additionalProperties": False})
     assert accepts(g, '{"a": 12}') and not accepts(g, '{"a": "12"}')
+
+
+def test_converted_grammars_are_not_parsed_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The converter's grammars skip the constructor's check (tests/conformance_support.py lints
+    # every corpus grammar instead); text from anywhere else still gets it.
+    import structgen._gbnf as gbnf
+    from structgen import SchemaConverter
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(gbnf, "check_safe", refuse)
+    grammar = SchemaConverter().convert_schema({"properties": {"qz": {"type": "integer"}}})
+    assert (grammar.root, grammar.triggers) == ("root", ())
+    assert grammar.with_triggers(["x"]).gbnf == grammar.gbnf
+    with pytest.raises(AssertionError, match="parsed again"):
+        Grammar(grammar.gbnf)

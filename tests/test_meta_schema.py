@@ -15,7 +15,13 @@ from bench.corpora import jsts_cases, maskbench_cases
 from structgen import Grammar, SchemaError, UnsupportedSchemaError
 from structgen._pointers import subschema_steps
 from structgen import json_schema_to_gbnf
-from structgen._schema.normalize.meta import _draft, _flat_validator, _published_validator
+from structgen._schema.normalize.meta import (
+    _compiled_check,
+    _draft,
+    _flat_validator,
+    _published_validator,
+)
+from structgen._schema.normalize.meta_compiled import Unknown
 from structgen.testing import accepts
 
 DRAFT_URIS = [
@@ -166,9 +172,10 @@ def corpus_schemas() -> list[Any]:
     return [s for s in schemas if isinstance(s, dict)]
 
 
-def test_flattened_meta_schemas_decide_as_the_published_ones() -> None:
+def test_flattened_and_compiled_meta_schemas_decide_as_the_published_ones() -> None:
     checked = 0
     invalid = 0
+    unknown = 0
     for schema in corpus_schemas():
         for candidate in itertools.chain([schema], itertools.islice(mutations(schema), 0, 48, 6)):
             draft = _draft(candidate)
@@ -176,6 +183,29 @@ def test_flattened_meta_schemas_decide_as_the_published_ones() -> None:
             assert fast is not _published_validator(draft), draft.__name__
             verdict = fast.is_valid(candidate)
             assert verdict == _published_validator(draft).is_valid(candidate), candidate
+            compiled = _compiled_check(draft)
+            if compiled is None:  # draft 3 only: jsonschema decides it
+                assert draft.__name__ == "Draft3Validator"
+                unknown += 1
+                continue
+            try:
+                assert compiled(candidate) == verdict, candidate
+            except Unknown:
+                unknown += 1
             checked += 1
             invalid += not verdict
     assert checked > 2500 and invalid > checked // 4  # both verdicts well represented
+    assert unknown < checked // 20  # the compiled check decides nearly all on its own
+
+
+def test_values_the_compiled_check_leaves_to_jsonschema() -> None:
+    # jsonschema tells True from 1 in uniqueItems (draft 4's enum), Python's set does not.
+    draft4 = DRAFT_URIS[1]
+    json_schema_to_gbnf({"$schema": draft4, "enum": [1, True]})
+    with pytest.raises(SchemaError) as info:
+        json_schema_to_gbnf({"$schema": draft4, "enum": [1, 1.0]})
+    assert info.value.keyword == "enum"
+    # A value json.loads never makes (a tuple) is judged by jsonschema: not an array.
+    with pytest.raises(SchemaError) as info:
+        json_schema_to_gbnf({"type": "array", "prefixItems": ({"type": "string"},)})
+    assert info.value.keyword == "prefixItems"

@@ -93,7 +93,8 @@ def _convert_or_explain(document: Any, options: GrammarOptions) -> str | Structg
         return _without_frames(exc)
     except RecursionError:  # jsonschema's walk is about as deep as ours
         return UnsupportedSchemaError("the schema nests too deeply to convert", pointer="#")
-    resolver = Resolver(document, options.refs, options.allow_fetch)
+    resolver = Resolver(document, options.refs, options.allow_fetch,
+                        options.refs_use_dynamic_ref)
     norm = Normalizer(options, resolver)
     try:
         return _convert(document, resolver, norm, options)

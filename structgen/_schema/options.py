@@ -8,6 +8,8 @@ and the docs tables are derived.
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
@@ -102,6 +104,13 @@ class GrammarOptions:
         """A text equal for equal options (``refs`` holds mappings, so options are not hashable);
         written once per options object, which every conversion with them reuses."""
         return repr(self)
+
+    @cached_property
+    def refs_use_dynamic_ref(self) -> bool:
+        """Whether a document of ``refs`` uses ``$dynamicRef``; read once per options object,
+        like ``cache_key`` (serializing every document on every conversion cost more than
+        converting a small schema)."""
+        return any("$dynamicRef" in json.dumps(doc) for doc in self.refs.values())
 
     def __post_init__(self) -> None:
         if isinstance(self.prop_order, str) or not isinstance(self.prop_order, Sequence):

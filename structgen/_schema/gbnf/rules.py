@@ -141,15 +141,20 @@ class RuleSet:
             raise ValueError(f"rules reserved but never defined: {missing}")
         reachable = self._reachable(root)
         # In order (the set's is not stable), so that hoisted groups get the same names each time.
-        bodies = {name: self._shallow(name) for name in [root, *sorted(reachable - {root})]}
+        names = sorted(reachable - {root})
+        own, shallow = self._bodies, self._shallow
+        # Most bodies have too few groups to nest too deep: those skip the call.
+        bodies = {name: body if (body := own[name] or "").count("(") <= MAX_GROUP_DEPTH
+                  else shallow(name) for name in [root, *names]}
         # Hoisting may share a body with a rule outside ``reachable``; it is emitted too.
         todo = [n for n in self._hoisted if n not in bodies]
+        grew = bool(todo)
         while todo:
             name = todo.pop()
             bodies[name] = self._shallow(name)
             todo += [n for n in self._hoisted if n not in bodies and n not in todo]
         lines = [f"{root} ::= {bodies.pop(root)}"]
-        lines += [f"{n} ::= {bodies[n]}" for n in sorted(bodies)]
+        lines += [f"{n} ::= {bodies[n]}" for n in (sorted(bodies) if grew else names)]
         return "\n".join(lines) + "\n"
 
     def _shallow(self, name: str) -> str:
@@ -185,9 +190,11 @@ class RuleSet:
         return seen
 
 
+@memo(65536)
 def _too_deep(body: str) -> bool:
     """Whether groups nest more than ``MAX_GROUP_DEPTH`` deep in ``body``: its parentheses alone,
-    less one level per pass (the innermost pairs), leave some after that many passes."""
+    less one level per pass (the innermost pairs), leave some after that many passes. Cached:
+    the bodies with many groups (any JSON value, number ranges) recur across grammars."""
     parens = _NOT_PAREN.sub("", body)
     for _ in range(MAX_GROUP_DEPTH):
         parens = parens.replace("()", "")

@@ -27,6 +27,7 @@ from typing import Any
 from ..._errors import SchemaError
 from ..._memo import memo
 from ..._pointers import SUBSCHEMA_KEYWORDS, pointer_step, subschema_steps
+from .meta_compiled import Check, NotCompiled, Unknown, compile_meta_schema
 
 #: Keywords of a meta-schema that assert nothing once every reference is inlined.
 _INERT = frozenset({
@@ -56,6 +57,13 @@ def check_meta_schema(document: Any, *, uri: str | None = None, referrer: Any = 
     if not isinstance(document, dict):  # true and false are valid schemas in every draft
         return
     draft = _draft(document, _draft(referrer) if isinstance(referrer, dict) else None)
+    compiled = _compiled_check(draft)
+    if compiled is not None:
+        try:
+            if compiled(document):
+                return
+        except (Unknown, RecursionError):  # jsonschema decides, as it did before
+            pass
     if _flat_validator(draft).is_valid(document):
         return
     from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
@@ -108,6 +116,19 @@ def _flat_validator(draft: Any) -> Any:
     except _NotFlat:
         return _published_validator(draft)
     return draft(flat)
+
+
+@memo(None)
+def _compiled_check(draft: Any) -> Check | None:
+    """The flattened meta-schema compiled to closures (None: jsonschema decides every time).
+
+    Draft 3 is left to jsonschema: its ``required`` and ``type`` mean other things."""
+    if draft.__name__ == "Draft3Validator":
+        return None
+    try:
+        return compile_meta_schema(flattened_meta_schema(draft), draft)
+    except (_NotFlat, NotCompiled):
+        return None
 
 
 def flattened_meta_schema(draft: Any) -> dict[str, Any]:

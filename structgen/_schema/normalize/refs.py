@@ -33,7 +33,8 @@ class Target:
 
 
 class Resolver:
-    def __init__(self, root: Any, refs: Mapping[str, Any], allow_fetch: bool) -> None:
+    def __init__(self, root: Any, refs: Mapping[str, Any], allow_fetch: bool,
+                 refs_dynamic: bool | None = None) -> None:
         self._refs = dict(refs)
         self._allow_fetch = allow_fetch
         self._resources: dict[str, Any] = {}
@@ -61,8 +62,9 @@ class Resolver:
         #: known up front for the root (seen while indexing it) and ``refs``; a document read
         #: later cannot turn it on, and a $dynamicRef found only then is resolved statically
         #: where that is exact (one resource declares its anchor) and refused otherwise.
-        self.dynamic = self._saw_dynamic_ref or any(
-            "$dynamicRef" in json.dumps(doc) for doc in self._refs.values())
+        self.dynamic = self._saw_dynamic_ref or (
+            any("$dynamicRef" in json.dumps(doc) for doc in self._refs.values())
+            if refs_dynamic is None else refs_dynamic)
 
     def _own_id(self, schema: Any) -> str | None:
         if not isinstance(schema, dict):
