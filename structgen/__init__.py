@@ -38,12 +38,16 @@ from ._backends._seam import (
     CompletionRequest,
     Message,
     SamplingSettings,
+    Score,
+    ScoreRequest,
+    ScoringBackend,
     TextDelta,
     Usage,
 )
 from ._backends.llamacpp import LlamaCppBackend
 from ._backends.server import LlamaServerBackend, OpenAICompatibleBackend
 from ._generate import LLM, Refusal, Result, structured
+from ._generate._tool_policy import DecisionName
 from ._grammar import ConverterCacheInfo, Grammar, SchemaConverter, json_schema_to_gbnf
 from ._model_path import default_model_path
 from ._schema.options import GrammarOptions
@@ -61,6 +65,7 @@ __all__ = [
     "Completion",
     "CompletionRequest",
     "ConverterCacheInfo",
+    "DecisionName",
     "ENGLISH_GBNF",
     "GenerationError",
     "Grammar",
@@ -85,6 +90,9 @@ __all__ = [
     "SamplingSettings",
     "SchemaConverter",
     "SchemaError",
+    "Score",
+    "ScoreRequest",
+    "ScoringBackend",
     "StructgenError",
     "TextDelta",
     "Tool",

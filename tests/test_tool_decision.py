@@ -95,3 +95,48 @@ def test_a_fully_grounded_call_chose_every_value_from_the_request() -> None:
     assert not grounded([made('{"amount": 40, "note": "hot"}')], asked, fully=True)
     assert grounded([made('{"amount": 40, "note": "hot"}')], asked)
     assert not grounded([made('{"amount": 7}')], asked, fully=True)
+
+
+def test_values_count_as_whole_words_or_numbers_and_defaults_never() -> None:
+    def send_email(to: str, language: str = "en") -> str:
+        """Send an email."""
+        return ""
+
+    tool = as_tools([send_email])[0]
+
+    def made(text: str) -> ToolCall:
+        return ToolCall(tool.name, tool.validate(text), "id", tool, text)
+
+    asked = [Message("user", "Send an email to Dana")]
+    assert grounded([made('{"to": "dana"}')], asked)
+    assert not grounded([made('{"to": "Bob", "language": "en"}')], asked)  # "en" is the default
+    assert not grounded([made('{"to": "Bob", "language": "an"}')], [Message("user", "sendanemail")])
+    assert grounded([made('{"to": "Bob", "language": "an"}')], [Message("user", "write an email")])
+    numbers = [Message("user", "Transfer 1,000.50 dollars")]
+    assert _grounded_value("1000.5", numbers) and not _grounded_value("100", numbers)
+
+
+def _grounded_value(value: str, conversation: list[Message]) -> bool:
+    from structgen._generate._tool_decision import _heard, _words, said
+
+    return _heard(value, _words(said(conversation)))
+
+
+def test_only_the_latest_user_turn_and_the_results_after_it_count() -> None:
+    old = [Message("user", "Weather in Oslo?"), Message("assistant", "Sunny."), Message("user", "And tomorrow?")]
+    assert not grounded([call("Oslo")], old)
+    assert names_in(old) == []
+    after = [*old, Message("tool", "Oslo: rain", name="get_weather")]
+    assert grounded([call("Oslo")], after)
+
+
+def names_in(conversation: list[Message]) -> list[str]:
+    return [t.name for t in relevant_tools(TOOLS, conversation)]
+
+
+def test_a_multi_word_value_needs_half_its_words_said() -> None:
+    asked = [Message("user", "Remind me to water the plants at seven")]
+    assert _grounded_value("water the plants", asked)
+    assert _grounded_value("Water the garden plants", asked)
+    assert not _grounded_value("buy some milk", asked)
+    assert not _grounded_value("the", asked)  # a stop word alone grounds nothing

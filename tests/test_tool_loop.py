@@ -2,7 +2,8 @@
 
 These replay given texts through the backend seam to reach paths a small model does not take
 on demand (max_rounds, a repeated call, an ungrounded call); the same paths on the real model
-and sampler are in test_tool_calls.py.
+and sampler are in test_tool_calls.py. The scripts are written for the word rules
+(``decision="words"``), which need no model to decide; test_tool_policy.py has the others.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def test_an_ungrounded_call_under_auto_becomes_a_reply() -> None:
 
 def test_a_request_no_tool_is_about_needs_a_call_made_of_its_words() -> None:
     backend = ScriptedBackend(call("Atlantis"), "Why did the chicken cross the road?")
-    turn = sg.LLM.from_backend(backend).call_tools("Tell me a joke.", [lookup])
+    turn = sg.LLM.from_backend(backend).call_tools("Tell me a joke.", [lookup], decision="words")
     assert turn.calls == [] and turn.text == "Why did the chicken cross the road?"
 
     def add(a: int, b: int) -> int:
@@ -40,10 +41,10 @@ def test_a_request_no_tool_is_about_needs_a_call_made_of_its_words() -> None:
         return a + b
 
     sum_call = '[{"name": "add", "arguments": {"a": 12, "b": 30}}]'
-    turn = sg.LLM.from_backend(ScriptedBackend(sum_call)).call_tools("What is 12 plus 30?", [add])
+    turn = sg.LLM.from_backend(ScriptedBackend(sum_call)).call_tools("What is 12 plus 30?", [add], decision="words")
     assert [(c.arguments.a, c.arguments.b) for c in turn.calls] == [(12, 30)]
     half = '[{"name": "add", "arguments": {"a": 12, "b": 7}}]'
-    turn = sg.LLM.from_backend(ScriptedBackend(half, "42")).call_tools("What is 12 plus 30?", [add])
+    turn = sg.LLM.from_backend(ScriptedBackend(half, "42")).call_tools("What is 12 plus 30?", [add], decision="words")
     assert turn.calls == [] and turn.text == "42"
 
 
@@ -53,7 +54,7 @@ def test_required_calls_even_when_no_tool_seems_relevant() -> None:
 
 
 def test_a_grounded_call_is_kept() -> None:
-    turn = sg.LLM.from_backend(ScriptedBackend(call("Paris"))).call_tools("Tell me about the city of paris.", [lookup])
+    turn = sg.LLM.from_backend(ScriptedBackend(call("Paris"))).call_tools("Tell me about the city of paris.", [lookup], decision="words")
     assert [c.arguments.city for c in turn.calls] == ["Paris"]
 
 
@@ -72,7 +73,7 @@ def test_max_rounds_carries_the_conversation() -> None:
 
     llm = sg.LLM.from_backend(backend)
     with pytest.raises(sg.MaxRoundsError) as info:
-        llm.run_tools("Look up Oslo, Rome and Lima.", [lookup], max_rounds=2)
+        llm.run_tools("Look up Oslo, Rome and Lima.", [lookup], max_rounds=2, decision="words")
     roles = [m.role for m in info.value.messages]
     assert roles == ["user", "assistant", "tool", "assistant", "tool"]
     assert info.value.messages[2].content == "Oslo is nice"
@@ -103,7 +104,7 @@ def test_a_call_that_fails_validation_is_retried_with_the_errors() -> None:
 
 def test_under_auto_the_turn_ends_before_an_ungrounded_call() -> None:
     two = '[{"name": "lookup", "arguments": {"city": "Oslo"}}, {"name": "lookup", "arguments": {"city": "Atlantis"}}]'
-    turn = sg.LLM.from_backend(ScriptedBackend(two)).call_tools("Look up Oslo.", [lookup])
+    turn = sg.LLM.from_backend(ScriptedBackend(two)).call_tools("Look up Oslo.", [lookup], decision="words")
     assert [c.arguments.city for c in turn.calls] == ["Oslo"]
     assert turn.raw == call("Oslo")
 

@@ -100,6 +100,28 @@ class CompletionRequest:
     members: MemberRules | None = None
 
 
+@dataclass(frozen=True)
+class ScoreRequest:
+    """How likely each of ``continuations`` is right after the plain text ``context`` (no
+    chat template: the model reads the context as it is, with its BOS token where it wants one)."""
+
+    context: str
+    continuations: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Score:
+    """One continuation's log-likelihood (natural log) and how many tokens it took."""
+
+    logprob: float
+    tokens: int
+
+    @property
+    def per_token(self) -> float:
+        """The mean log-likelihood per token (0 for an empty continuation)."""
+        return self.logprob / self.tokens if self.tokens else 0.0
+
+
 @dataclass
 class Usage:
     """What one call cost. Summed over attempts when a call retries.
@@ -193,6 +215,15 @@ class Backend(Protocol):
     def complete(self, request: CompletionRequest) -> Iterator[Event]: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class ScoringBackend(Protocol):
+    """The optional side of the seam that scores texts instead of writing them. Tool
+    decisions use it to ask the model how well each tool fits a request; a backend without
+    it (an HTTP API that returns no log-probabilities) gets decisions from the other signals."""
+
+    def score(self, request: ScoreRequest) -> tuple[Score, ...]: ...
 
 
 @runtime_checkable

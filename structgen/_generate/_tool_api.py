@@ -27,6 +27,8 @@ from .._tools._calls import ArgumentsDelta, ToolCall, ToolRun, ToolTurn
 from .._tools._tool import Tool, ToolSource, as_tools, from_model
 from ._tool_calls import ToolChoice, TurnEvent, TurnSettings, call_message, run_turn
 from ._tool_formats import ToolFormat, format_for
+from ._tool_policy import DEFAULT_DECISION, DecisionName, Meanings
+from .._embedding import SentenceEncoder, embedding_model_folder
 from ._messages import as_messages
 
 T = TypeVar("T")
@@ -48,6 +50,8 @@ class ToolCalling:
     max_tokens: int
     max_retries: int
     _local: threading.local
+    _meanings: Meanings | None | Literal[False] = None  # False: looked for, not installed
+    _meanings_lock = threading.Lock()
 
     # -- one turn ---------------------------------------------------------------------------
 
@@ -58,11 +62,16 @@ class ToolCalling:
         temperature: float = DEFAULT_SAMPLING.temperature, top_p: float = DEFAULT_SAMPLING.top_p,
         top_k: int = DEFAULT_SAMPLING.top_k, min_p: float = DEFAULT_SAMPLING.min_p,
         seed: int | None = None, max_retries: int | None = None,
+        decision: DecisionName = DEFAULT_DECISION,
     ) -> ToolTurn:
         """One turn: the calls the model makes with ``tools``, or its text reply.
 
-        ``tool_choice``: "auto" (the model decides between calling and answering), "required"
+        ``tool_choice``: "auto" (calling or answering, as ``decision`` decides), "required"
         (at least one call), "none" (a text answer) or a tool's name (a call to that tool).
+        ``decision`` (under "auto"): "meaning" — tools scored against the request by meaning,
+        the model's judgement and shared words; none fits: an answer in words — "words" (the
+        word-overlap rules alone) or "model" (the model's own choice, never overruled); see
+        docs/tools.md, "Calling or answering".
         With ``parallel`` the model decides how many calls to make, at most ``max_calls``.
         A call whose arguments fail a validator is retried with the errors fed back, up to
         ``max_retries`` times, then ``OutputValidationError`` holds every attempt.
@@ -71,7 +80,7 @@ class ToolCalling:
             prompt_or_messages, tools, tool_choice=tool_choice, parallel=parallel,
             max_calls=max_calls, system=system, tool_format=tool_format, max_tokens=max_tokens,
             temperature=temperature, top_p=top_p, top_k=top_k, min_p=min_p, seed=seed,
-            max_retries=max_retries,
+            max_retries=max_retries, decision=decision,
         )
         return _drain(events)
 
@@ -188,6 +197,7 @@ class ToolCalling:
         temperature: float = DEFAULT_SAMPLING.temperature, top_p: float = DEFAULT_SAMPLING.top_p,
         top_k: int = DEFAULT_SAMPLING.top_k, min_p: float = DEFAULT_SAMPLING.min_p,
         seed: int | None = None, max_retries: int | None = None,
+        decision: DecisionName = DEFAULT_DECISION,
     ) -> Generator[TurnEvent, None, ToolTurn]:
         settings = TurnSettings(
             tools=as_tools(tools), tool_choice=tool_choice, parallel=parallel,
@@ -198,14 +208,24 @@ class ToolCalling:
                 temperature=temperature, top_p=top_p, top_k=top_k, min_p=min_p,
                 seed=self.seed if seed is None else seed,
             ),
-            format=self._tool_format(tool_format),
+            format=self._tool_format(tool_format), decision=decision,
         )
         if settings.max_tokens < 1 or settings.max_retries < 0:
             raise ValueError("max_tokens must be >= 1 and max_retries >= 0")
         conversation = _conversation(prompt_or_messages, system)
-        turn = yield from run_turn(self.backend, conversation, settings)
+        meanings = self.meanings() if settings.tool_choice in ("auto", "required") and decision == "meaning" else None
+        turn = yield from run_turn(self.backend, conversation, settings, meanings)
         self._local.usage = turn.usage
         return turn
+
+    def meanings(self) -> Meanings | None:
+        """The sentence encoder that compares requests with tools by meaning, loaded on first
+        use; None without the optional model (``structgen[embeddings]``: docs/tools.md)."""
+        with self._meanings_lock:
+            if self._meanings is None:
+                folder = embedding_model_folder()
+                self._meanings = False if folder is None else Meanings(SentenceEncoder(folder))
+            return None if self._meanings is False else self._meanings
 
     def _tool_format(self, name: FormatName) -> ToolFormat:
         if name == "auto":
@@ -247,7 +267,10 @@ class _Loop:
                 messages=self.messages, usage=self.usage,
             )
         choice = "required" if self.final is not None else "auto"
-        turn = self.llm.call_tools(self.messages, self.tools, tool_choice=choice, **self.options)
+        options = self.options
+        if self.final is not None:  # every round offers every tool: final_result must stay callable
+            options = {**options, "decision": "words"}
+        turn = self.llm.call_tools(self.messages, self.tools, tool_choice=choice, **options)
         self.usage = self.usage + turn.usage
         if self.final is not None and turn.calls and all(self._made(call) for call in turn.calls):
             # Every call repeats one whose result the model already has: it is done calling.

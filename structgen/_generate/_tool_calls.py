@@ -6,10 +6,10 @@ The steps of a turn, each a backend request whose usage is summed into the turn'
    chosen by each whole name's likelihood (a whole-alternative choice), its arguments follow.
    How many calls is the model's choice (at most ``max_calls``); a call that repeats an earlier
    one of the same turn ends the turn there, since small models otherwise loop.
-2. **Decide** (``tool_choice="auto"``): only the tools the conversation is about may be called,
-   and the turn ends before the first call that is not new and grounded in what the user said
-   (fully grounded when no tool is relevant); with no call kept — and when the model cannot
-   finish a call within ``max_tokens`` — the model answers in words instead (``_tool_decision``).
+2. **Decide** (``tool_choice="auto"``): the turn's decision (``_tool_policy``) says which tools
+   may be called, best first — none: the model answers in words without trying — and which
+   calls are kept; the turn ends before the first call that is not. With no call kept, and
+   when the model cannot finish a call within ``max_tokens``, the model answers in words.
 3. **Validate**: each call's arguments go through its tool's model; a validator the grammar
    cannot express fails the turn into a retry, with the errors fed back.
 """
@@ -20,7 +20,7 @@ import re
 import secrets
 import string
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -31,7 +31,8 @@ from .._errors import IncompleteOutputError, OutputValidationError, ValidatorErr
 from .._tools._calls import ArgumentsDelta, ToolCall, ToolTurn
 from .._tools._tool import Tool
 from ._output import validation_errors
-from ._tool_decision import canonical, grounded, relevant_tools
+from ._tool_decision import canonical, grounded
+from ._tool_policy import DEFAULT_DECISION, DECISIONS, DecisionName, Meanings, Plan, plan
 from ._tool_formats import JSON_FORMAT, ToolFormat
 from ._messages import drain
 from ._warnings import warn_looped
@@ -53,8 +54,11 @@ class TurnSettings:
     max_retries: int
     sampling: SamplingSettings
     format: ToolFormat = JSON_FORMAT
+    decision: DecisionName = DEFAULT_DECISION
 
     def __post_init__(self) -> None:
+        if self.decision not in DECISIONS:
+            raise ValueError(f"decision must be one of {', '.join(map(repr, DECISIONS))}, not {self.decision!r}")
         names = {t.name for t in self.tools}
         if self.tool_choice not in ("auto", "required", "none") and self.tool_choice not in names:
             raise ValueError(
@@ -76,29 +80,32 @@ TurnEvent = TextDelta | ArgumentsDelta | ToolCall | None  # None: a retry starts
 
 
 def run_turn(
-    backend: Backend, conversation: Sequence[Message], settings: TurnSettings
+    backend: Backend, conversation: Sequence[Message], settings: TurnSettings,
+    meanings: Meanings | None = None,
 ) -> Generator[TurnEvent, None, ToolTurn]:
-    """Yields the turn's text deltas, argument deltas and calls as they complete; returns it."""
+    """Yields the turn's text deltas, argument deltas and calls as they complete; returns it.
+    ``meanings`` compares requests and tools by meaning (None: without sentence embeddings)."""
     fmt = settings.format
     usage = Usage()
-    tools, fully = settings.callable_tools, False
-    if settings.tool_choice == "auto":  # the relevant tools; with none, only a fully grounded call
-        relevant = relevant_tools(tools, conversation)
-        tools, fully = (relevant, False) if relevant else (tools, True)
-    if tools:
-        messages, template_tools = fmt.render(conversation, tools)  # the model sees what it may call
-        keep = (lambda call: grounded([call], conversation, fully=fully)) if settings.tool_choice == "auto" else None
+    decided = Plan(settings.callable_tools, grounding="none")
+    if settings.tool_choice in ("auto", "required"):
+        required = settings.tool_choice == "required"
+        decided = plan(settings.decision, decided.tools, conversation, backend, meanings, required=required)
+    if decided.tools:
+        messages, template_tools = fmt.render(conversation, decided.tools)  # the model sees what it may call
+        fully = decided.grounding == "every"
+        keep = None if decided.grounding == "none" else (lambda call: grounded([call], conversation, fully=fully))
         try:
-            turn = yield from _call_turn(backend, messages, template_tools, settings, tools, keep)
+            turn = yield from _call_turn(backend, messages, template_tools, settings, decided, keep)
         except IncompleteOutputError as error:
             if settings.tool_choice != "auto":
                 raise
             turn, usage = None, usage + error.usage  # no call fits in the budget: answer instead
         if turn is not None:
-            # Under "auto", ``keep`` judged each call as it streamed; judged again here for a
-            # backend that sends its text only at the end.
-            if settings.tool_choice != "auto" or grounded(turn.calls, conversation, fully=fully):
-                return turn
+            # ``keep`` judged each call as it streamed; judged again here for a backend that
+            # sends its text only at the end.
+            if keep is None or not turn.calls and decided.lazy or grounded(turn.calls, conversation, fully=fully):
+                return replace(turn, usage=usage + turn.usage)
             usage = usage + turn.usage
         yield None  # what was streamed of the call is void
     # In the generic format the reply is written as if no tools were offered: told about
@@ -119,12 +126,15 @@ def _text_gbnf(fmt: ToolFormat) -> str:
 
 def _call_turn(
     backend: Backend, messages: list[Message], template_tools: tuple[dict[str, Any], ...],
-    settings: TurnSettings, tools: list[Tool], keep: Callable[[ToolCall], bool] | None,
+    settings: TurnSettings, decided: Plan, keep: Callable[[ToolCall], bool] | None,
 ) -> Generator[TurnEvent, None, ToolTurn]:
-    """The turn's calls; with ``keep``, the turn ends before the first call it refuses."""
+    """The turn's calls; with ``keep``, the turn ends before the first call it refuses. Under
+    a lazy plan the model may answer in words instead: the turn then holds its text."""
     fmt = settings.format
     usage = Usage()
+    tools = decided.tools
     grammar, choices = fmt.grammar(tools, max_calls=settings.max_calls if settings.parallel else 1)
+    triggers = (re.escape(fmt.opener),) if decided.lazy else ()
     attempts: list[tuple[str, Any]] = []
     for attempt in range(settings.max_retries + 1):
         truncated = False
@@ -133,7 +143,8 @@ def _call_turn(
         request = CompletionRequest(
             messages=tuple(messages), gbnf=grammar.gbnf, root=grammar.root,
             max_tokens=settings.max_tokens, sampling=settings.sampling, choices=choices,
-            tools=template_tools, members=None if fmt.native else MemberRules(),
+            tools=template_tools, members=None if fmt.native or triggers else MemberRules(),
+            triggers=triggers,
         )
         reader = _CallReader(fmt, tools, keep)
         completion: Completion | None = None
@@ -166,6 +177,8 @@ def _call_turn(
                 raise BackendError("the backend ended without a completion")
             usage = usage + completion.usage
             truncated = completion.finish_reason != "stop"
+            if triggers and fmt.opener not in completion.text:  # the model answered in words
+                return ToolTurn([], completion.text, usage, completion.text, truncated)
             if truncated and reader.calls:  # the budget ran out in a later call: keep the whole ones
                 text = reader.text[: reader.unfinished_start()] + fmt.after
             else:

@@ -1,18 +1,15 @@
-"""Calling or answering in words (``tool_choice="auto"``): which tools a conversation is about,
-and whether a proposed call is grounded in it.
+"""What the user said, and the two word-level checks of a tool turn: which tools a request
+shares words with, and whether a proposed call is grounded in what was said.
 
-Small models propose a call for almost any request, so the model's own wish to call decides
-little (its likelihood barely tells relevant requests from irrelevant ones: docs/benchmarks.md).
-Two checks on what the user wrote decide instead, both measured on BFCL's dev cases:
-
-- **relevance**, before anything is generated: a tool is relevant when the user's words and
-  the tool's own text (name, description, parameter names, descriptions and enum values)
-  share a content word. Only relevant tools may be called. Text in another script than the
-  tools' abstains: every tool counts as relevant.
-- **grounding**, after each call is written: the call repeats no earlier call, and one of its
-  argument values appears in what the user said or a tool returned (or the tool takes no
-  arguments). When no tool is relevant, a call must be *fully* grounded: every value it
-  chose appears there ("What is 12 plus 30?" for ``add(a, b)``).
+- **words shared**: a request and a tool's own text (name, description, parameter names,
+  descriptions and enum values) compared by the stems of their content words. The ``"words"``
+  decision lets only such tools be called (text in another script than the tools' abstains:
+  every tool counts); ``"meaning"`` counts shared words as one signal among others
+  (``_tool_policy``).
+- **grounding**, after each call is written: the call repeats no earlier call, and a value it
+  chose itself (not a default, not one the schema lists) appears as whole words or numbers in
+  the latest user message or the tool results after it (or the tool takes no arguments).
+  *Fully* grounded: every value it chose appears there ("What is 12 plus 30?" for ``add(a, b)``).
 """
 
 from __future__ import annotations
@@ -38,9 +35,17 @@ _STOP_WORDS = frozenset(
 )
 
 
-def said(conversation: Sequence[Message]) -> str:
-    """What the user said and the tools returned, the text calls are grounded in."""
-    return " ".join(m.content for m in conversation if m.role in ("user", "tool"))
+def said(conversation: Sequence[Message], *, tool_results: bool = True) -> str:
+    """What calls are grounded in: the latest user message and the tool results after it
+    (words of older turns no longer make a tool relevant or ground a call)."""
+    last = max((i for i, m in enumerate(conversation) if m.role == "user"), default=0)
+    roles = ("user", "tool") if tool_results else ("user",)
+    return " ".join(m.content for m in conversation[last:] if m.role in roles)
+
+
+def shared_words(text: str, tool: Tool) -> int:
+    """How many content words (by stem) ``text`` shares with the tool's own text."""
+    return len(_content_words(text) & _content_words(tool_text(tool)))
 
 
 def relevant_tools(tools: Sequence[Tool], conversation: Sequence[Message]) -> list[Tool]:
@@ -49,17 +54,18 @@ def relevant_tools(tools: Sequence[Tool], conversation: Sequence[Message]) -> li
     if _foreign_script(text):
         return list(tools)
     words = _content_words(text)
-    return [t for t in tools if words & _content_words(_tool_text(t))]
+    return [t for t in tools if words & _content_words(tool_text(t))]
 
 
 def grounded(calls: Sequence[ToolCall], conversation: Sequence[Message], *, fully: bool = False) -> bool:
-    """Whether some call is new and grounded in what the user said: it repeats no call made
-    earlier in the conversation, and one of its argument values (a string or a number)
-    appears in the user's messages and tool results, or its tool takes no arguments.
+    """Whether some call is new and grounded in what was said (:func:`said`): it repeats no
+    call made earlier in the conversation, and one of the values it chose appears there as
+    whole words or numbers (or its tool takes no arguments). A value the schema supplied —
+    the parameter's default, or one of the values it lists — was not chosen and counts for
+    nothing.
 
-    ``fully``: every value the call chose appears there (a default or one of the values the
-    schema lists is not chosen from the request), and there is at least one."""
-    plain = _plain(said(conversation))
+    ``fully``: every value the call chose appears there, and there is at least one."""
+    heard = _words(said(conversation))
     made = {
         (c["function"]["name"], canonical(c["function"]["arguments"]))
         for m in conversation for c in m.tool_calls if isinstance(c.get("function"), dict)
@@ -68,15 +74,31 @@ def grounded(calls: Sequence[ToolCall], conversation: Sequence[Message], *, full
         if (call.name, canonical(call.text)) in made:
             continue
         properties = call.tool.parameters.get("properties") or {}
-        keywords = call.tool.keywords(call.arguments) if call.arguments is not None else {}
-        if fully:
-            values = [v for name, value in keywords.items() if _chosen(properties.get(name), value)
-                      for v in _leaves(value)]
-            if values and all(value and value in plain for value in values):
-                return True
-        elif not properties or any(value and value in plain for value in _leaves(keywords)):
+        if not properties:
+            return True
+        values = chosen_values(call)
+        found = [_heard(value, heard) for value in values]
+        if (all(found) and values) if fully else any(found):
             return True
     return False
+
+
+def chosen_values(call: ToolCall) -> list[str]:
+    """The scalar values a call chose itself, as text (not the schema's defaults or listed
+    values, not booleans)."""
+    properties = call.tool.parameters.get("properties") or {}
+    keywords = call.tool.keywords(call.arguments) if call.arguments is not None else {}
+    return [leaf for name, value in keywords.items() if _chosen(properties.get(name), value)
+            for leaf in _leaves(value)]
+
+
+def _heard(value: str, heard: frozenset[str]) -> bool:
+    """Whether a value was said: at least half its words (all of a one- or two-word value),
+    each a whole word or number of what was said, and one of them not a stop word."""
+    words = _word_list(value)
+    hits = [w for w in words if w in heard]
+    return bool(words) and 2 * len(hits) >= len(words) and (len(words) > 2 or len(hits) == len(words)) \
+        and any(w not in _STOP_WORDS for w in hits)
 
 
 def _chosen(spec: Any, value: Any) -> bool:
@@ -96,7 +118,9 @@ def canonical(arguments: Any) -> str:
         return str(arguments)
 
 
-def _tool_text(tool: Tool) -> str:
+def tool_text(tool: Tool) -> str:
+    """A tool's own words: name, description, and each parameter's name, description and
+    listed values."""
     parts = [tool.name, tool.description]
     for name, spec in (tool.parameters.get("properties") or {}).items():
         if isinstance(spec, dict):
@@ -122,7 +146,7 @@ def _foreign_script(text: str) -> bool:
     return sum(not c.isascii() for c in letters) * 2 > len(letters)
 
 
-def _leaves(value: Any) -> Iterable[str]:
+def _leaves(value: Any) -> list[str]:
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json")
     if isinstance(value, dict):
@@ -133,11 +157,24 @@ def _leaves(value: Any) -> Iterable[str]:
         return []
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    return [_plain(str(value))]
+    return [str(value)]
 
 
-def _plain(text: str) -> str:
-    return re.sub(r"[\s,./\-_*^'\"]+", "", text.lower())
+_WORD = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+")
 
 
-__all__ = ["canonical", "grounded", "relevant_tools", "said"]
+def _word_list(text: str) -> list[str]:
+    """Lower-case words and numbers (digit groups joined: "1,000" is 1000; "3.50" is 3.5)."""
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text.lower())
+    return [_number(w) if w[0].isdigit() else w for w in _WORD.findall(text)]
+
+
+def _number(word: str) -> str:
+    return word.rstrip("0").rstrip(".") if "." in word else (word.lstrip("0") or "0")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_word_list(text))
+
+
+__all__ = ["canonical", "chosen_values", "grounded", "relevant_tools", "said", "shared_words", "tool_text"]

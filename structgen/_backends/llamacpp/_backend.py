@@ -20,11 +20,11 @@ from ..._model_path import check_model_file, default_model_path
 from ._grammar_state import CompiledGrammar, GrammarCache
 from ._lookup import DraftPolicy
 from ._lazy import Triggers, feed_constrained, run_free
-from ._loop import ConstrainedDecoder
+from ._loop import ConstrainedDecoder, score_continuations
 from ._runner import ContextFullError, ModelRunner
-from ._sampling import TokenPicker
+from ._sampling import TokenPicker, log_softmax
 from ._template import ChatTemplate
-from .._seam import Completion, CompletionRequest, Event, Message, TextDelta, Usage
+from .._seam import Completion, CompletionRequest, Event, Message, Score, ScoreRequest, TextDelta, Usage
 from ._vocab import VocabTables
 
 #: Compiled grammars kept per backend (least recently used are freed first).
@@ -225,6 +225,30 @@ class LlamaCppBackend:
         finally:
             state.close()
             self._release_context()
+
+    def score(self, request: ScoreRequest) -> tuple[Score, ...]:
+        """Each continuation's log-likelihood right after ``request.context`` (its tokens as
+        the tokenizer spells the text alone; the last one as a prefix of what may follow)."""
+        if self._holder == threading.get_ident():
+            raise BackendError("this thread is already generating with this model")
+        with self._lock:
+            self._check_open()
+            try:
+                context = self.tables.tokenize(request.context, add_special=self.template.add_bos)
+                sequences = [self.tables.tokenize(text) for text in request.continuations]
+                if not context or len(context) + max(map(len, sequences), default=0) >= self.runner.n_ctx:
+                    raise BackendError("the context to score after is empty or does not fit")
+                self._claim_context()
+                self.runner.prime(context)
+                first = log_softmax(self.runner.logits())
+                values = score_continuations(self.runner, self.tables, sequences, first)
+            except StructgenError:
+                raise
+            except Exception as e:
+                raise BackendError(f"llama.cpp failed while scoring: {e}") from e
+            finally:
+                self._release_context()
+            return tuple(Score(value, len(tokens)) for value, tokens in zip(values, sequences))
 
     # -- pieces -----------------------------------------------------------------------------
 

@@ -1,0 +1,110 @@
+"""Calling or answering, as users word requests: every decision side by side with the peers.
+
+The twelve tools and the TEST requests of bench/tool_requests.py (plainly worded, paraphrases
+that share no word stem with any tool's text, and requests that need no tool), all tools offered
+every time, greedy, ``tool_choice="auto"``. A request is right when the first call is to the
+tool it needs (or, for no-tool requests, when no call is made). Runners, each under the same
+time bound, token budget and context (bench/bfcl.py's workers):
+
+- ``structgen:<decision>`` — ``LLM(model).call_tools(request, tools, decision=...)`` for each
+  decision (meaning, words, model);
+- ``peer`` — llama-cpp-python's ``chatml-function-calling``;
+- ``server`` — llama.cpp's own ``llama-server --jinja`` with OpenAI ``tools``.
+
+Prints a Markdown table (right per kind, seconds per request) headed by the exact command.
+Usage::
+
+    python bench/tool_decision.py [--model gemma|PATH] [--runners structgen:meaning,peer,server]
+                                  [--timeout 60] [--max-tokens 256] [--n-ctx 4096] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.bfcl import Bounds, model_path, start_runner  # noqa: E402
+from bench.tool_requests import TEST, TOOLS, Kind  # noqa: E402
+from structgen._tools._tool import as_tools  # noqa: E402
+
+RUNNERS = ("structgen:meaning", "structgen:words", "structgen:model", "peer", "server")
+
+
+def run(runner: str, path: str, bounds: Bounds, show: bool) -> list[dict[str, Any]]:
+    engine_name, _, decision = runner.partition(":")
+    engine = start_runner(engine_name, path, bounds, decision or None)
+    tools = [t.to_openai() for t in as_tools(TOOLS)]
+    rows = []
+    try:
+        for kind, requests in TEST.items():
+            for text, wanted in requests:
+                outcome = engine.run([{"role": "user", "content": text}], tools)
+                called = outcome.calls[0][0] if outcome.calls else None
+                # A reply whose calls cannot be read made no call; a timeout or crash is wrong.
+                right = called == wanted and (not outcome.failure or outcome.undecodable)
+                rows.append({"runner": runner, "kind": kind, "request": text, "wanted": wanted,
+                             "called": called, "right": right, "seconds": outcome.seconds,
+                             "failure": outcome.failure})
+                if show:
+                    print(f"  {runner:18} {kind:10} {'ok' if right else 'FAIL':4} {outcome.seconds:6.2f}s "
+                          f"{text[:50]!r} -> {called} {outcome.failure[:60]}", file=sys.stderr, flush=True)
+    finally:
+        engine.close()
+    return rows
+
+
+def table(rows: list[dict[str, Any]], runners: list[str]) -> str:
+    kinds: list[Kind] = ["plain", "paraphrase", "no_tool"]
+    lines = ["| runner | " + " | ".join(f"{k} ({len(TEST[k])})" for k in kinds) + " | overall | median s | mean s |",
+             "|---|" + "---:|" * (len(kinds) + 3)]
+    for runner in runners:
+        mine = [r for r in rows if r["runner"] == runner]
+        if not mine:
+            continue
+        cells = []
+        for kind in kinds:
+            of = [r for r in mine if r["kind"] == kind]
+            cells.append(f"{sum(r['right'] for r in of)} ({100 * sum(r['right'] for r in of) / len(of):.0f} %)")
+        total = sum(r["right"] for r in mine)
+        seconds = [r["seconds"] for r in mine]
+        lines.append(f"| {runner} | " + " | ".join(cells) + f" | {total}/{len(mine)} | "
+                     f"{statistics.median(seconds):.2f} | {statistics.mean(seconds):.2f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default=None, help="gemma, or a GGUF path (default: SmolLM2)")
+    parser.add_argument("--runners", default=",".join(RUNNERS))
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per request, every runner")
+    parser.add_argument("--max-tokens", type=int, default=256)
+    parser.add_argument("--n-ctx", type=int, default=4096)
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--json", type=Path, help="write every request's outcome here")
+    parser.add_argument("--show", action="store_true", help="print each request as it finishes")
+    args = parser.parse_args()
+    path = model_path(args.model)
+    bounds = Bounds(args.timeout, args.max_tokens, args.n_ctx, args.threads)
+    runners = args.runners.split(",")
+    unknown = [r for r in runners if r not in RUNNERS]
+    if unknown:
+        raise SystemExit(f"unknown runners {unknown}; choose from {RUNNERS}")
+    command = shlex.join(["python", "bench/tool_decision.py", *sys.argv[1:]])
+    rows = [row for runner in runners for row in run(runner, path, bounds, args.show)]
+    print(f"`{command}` — model {Path(path).name}, timeout {bounds.timeout:g} s, max_tokens "
+          f"{bounds.max_tokens}, n_ctx {bounds.n_ctx}\n")
+    print(table(rows, runners))
+    if args.json:
+        args.json.write_text(json.dumps({"command": command, "model": Path(path).name,
+                                         "bounds": vars(args) | {"json": str(args.json)}, "rows": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,324 @@
+"""Twelve ordinary typed tools and requests worded the way people talk, for bench/tool_decision.py.
+
+Each request is ``(text, tool)``: ``tool`` is the name of the tool that should be called, or
+None when the request should be answered in words. Three kinds, about a third each:
+
+- ``plain``: the request uses the tool's own words ("weather forecast for Oslo").
+- ``paraphrase``: it needs one of the tools but shares no word stem with any tool's text (name,
+  description, parameter names and descriptions) — the user does not know how the tool author
+  wrote it. ``tests/test_tool_requests.py`` checks that with the word rule's own stemmer.
+- ``no_tool``: no tool fits, though most share a word with one ("a poem about spring weather").
+
+``TEST`` is what the bench reports; ``TUNE`` (different requests, same tools) is the only set a
+decision policy may be fitted on.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+
+def get_forecast(city: str, days: int = 1) -> str:
+    """Weather forecast for a city.
+
+    Args:
+        city: Name of the city.
+        days: Days ahead, from 1 to 7.
+    """
+    return f"{city}: mild, light wind, for {days} day(s)"
+
+
+def send_email(to: str, subject: str, body: str) -> str:
+    """Send an email message.
+
+    Args:
+        to: Recipient address.
+        subject: Subject line.
+        body: Message text.
+    """
+    return "sent"
+
+
+def convert_currency(amount: float, from_currency: str, to_currency: str) -> str:
+    """Convert an amount of money from one currency to another.
+
+    Args:
+        amount: The amount to convert.
+        from_currency: Three-letter code of the source currency (EUR for instance).
+        to_currency: Three-letter code of the target currency (USD for instance).
+    """
+    return f"{amount * 1.1:.2f} {to_currency}"
+
+
+def set_reminder(text: str, time: str) -> str:
+    """Set a reminder that alerts the user at a given time.
+
+    Args:
+        text: What to remind about.
+        time: When: a clock time ("18:00") or a day and time ("Thursday 9am").
+    """
+    return "reminder set"
+
+
+def get_stock_price(symbol: str) -> str:
+    """Latest share price of a company's stock.
+
+    Args:
+        symbol: Stock ticker symbol (AAPL for instance).
+    """
+    return f"{symbol}: 187.20 USD"
+
+
+def translate_text(text: str, target_language: str) -> str:
+    """Translate text into another language.
+
+    Args:
+        text: The text to translate.
+        target_language: Language to translate into.
+    """
+    return "translated"
+
+
+def book_table(restaurant: str, people: int, time: str) -> str:
+    """Reserve a table at a restaurant.
+
+    Args:
+        restaurant: Name of the restaurant.
+        people: Number of guests.
+        time: Date and time of the booking.
+    """
+    return "booked"
+
+
+def play_music(query: str) -> str:
+    """Play a song, an artist or a playlist.
+
+    Args:
+        query: Song title, artist or playlist name.
+    """
+    return "playing"
+
+
+def get_directions(origin: str, destination: str, mode: Literal["driving", "walking", "transit"] = "driving") -> str:
+    """Route directions from an origin to a destination.
+
+    Args:
+        origin: Starting point.
+        destination: Where to go.
+        mode: How to travel.
+    """
+    return "turn left"
+
+
+def search_recipes(ingredients: list[str]) -> str:
+    """Find recipes that use the given ingredients.
+
+    Args:
+        ingredients: Food items to include.
+    """
+    return "pasta"
+
+
+def create_event(title: str, date: str, attendees: list[str]) -> str:
+    """Add an event to the calendar and invite people.
+
+    Args:
+        title: Event title.
+        date: Date of the event.
+        attendees: Names of the people invited.
+    """
+    return "created"
+
+
+def get_news(topic: str) -> str:
+    """Latest news headlines about a topic.
+
+    Args:
+        topic: Subject of the news.
+    """
+    return "headlines"
+
+
+TOOLS = [
+    get_forecast, send_email, convert_currency, set_reminder, get_stock_price, translate_text,
+    book_table, play_music, get_directions, search_recipes, create_event, get_news,
+]
+
+Request = tuple[str, str | None]
+Kind = Literal["plain", "paraphrase", "no_tool"]
+
+TEST: dict[Kind, list[Request]] = {
+    "plain": [
+        ("What's the weather forecast for Oslo?", "get_forecast"),
+        ("Give me the 3-day forecast for Madrid.", "get_forecast"),
+        ("Send an email to anna@example.com with the subject 'Lunch' saying I'm running late.", "send_email"),
+        ("Email bob@corp.io: subject Report, body The report is attached.", "send_email"),
+        ("Convert 50 euros to US dollars.", "convert_currency"),
+        ("Convert 200 GBP to JPY currency.", "convert_currency"),
+        ("Set a reminder to call mom at 18:00.", "set_reminder"),
+        ("Remind me at 7am tomorrow to water the plants.", "set_reminder"),
+        ("What's the stock price of AAPL?", "get_stock_price"),
+        ("Get me the latest share price for Tesla, symbol TSLA.", "get_stock_price"),
+        ("Translate 'good morning' into Spanish.", "translate_text"),
+        ("Translate this text into German: where is the train station?", "translate_text"),
+        ("Book a table at Luigi's for 4 people at 8pm.", "book_table"),
+        ("Reserve a table for two at Sakura tomorrow at 19:30.", "book_table"),
+        ("Play some music by Queen.", "play_music"),
+        ("Play the song Bohemian Rhapsody.", "play_music"),
+        ("Get directions from the airport to the Grand Hotel.", "get_directions"),
+        ("Walking directions from Central Station to the museum, please.", "get_directions"),
+        ("Find recipes with chicken and rice.", "search_recipes"),
+        ("Search for recipes that use eggs, spinach and feta.", "search_recipes"),
+        ("Create a calendar event 'Team sync' on 2025-03-14 with Alice and Bob.", "create_event"),
+        ("Add an event called Dentist to my calendar on May 2.", "create_event"),
+        ("Show me the latest news about electric cars.", "get_news"),
+        ("Any news headlines on the Olympics?", "get_news"),
+        ("Weather forecast for Tokyo for the next 5 days.", "get_forecast"),
+        ("Convert 1000 yen to euros.", "convert_currency"),
+        ("Set a reminder: dentist appointment, Friday 10am.", "set_reminder"),
+        ("Translate 'thank you very much' to Japanese.", "translate_text"),
+        ("Play my workout playlist.", "play_music"),
+        ("What's the news on the stock market today?", "get_news"),
+    ],
+    "paraphrase": [
+        ("Will it rain in Lisbon tomorrow?", "get_forecast"),
+        ("Do I need an umbrella in Berlin this weekend?", "get_forecast"),
+        ("Is it going to be sunny in Rome on Saturday?", "get_forecast"),
+        ("Write to jane@acme.org and let her know the meeting moved to Monday.", "send_email"),
+        ("Drop a note to my boss at lee@firm.com that I'm sick.", "send_email"),
+        ("How many dollars is 80 pounds?", "convert_currency"),
+        ("What are 300 Swiss francs worth in yen?", "convert_currency"),
+        ("Don't let me forget to pay rent on the 1st.", "set_reminder"),
+        ("Ping me at noon so I take my pills.", "set_reminder"),
+        ("How much is Microsoft trading at right now?", "get_stock_price"),
+        ("What's NVDA worth on the market today?", "get_stock_price"),
+        ("How do you say 'where is the bathroom' in Italian?", "translate_text"),
+        ("What is 'cheers' in Portuguese?", "translate_text"),
+        ("Can you get us seats for dinner at Nobu on Friday, party of six?", "book_table"),
+        ("I'd like to eat at Chez Paul tonight around 9 with my wife.", "book_table"),
+        ("Put on something by Taylor Swift.", "play_music"),
+        ("I want to hear jazz while I work.", "play_music"),
+        ("How do I get to the Louvre by bus?", "get_directions"),
+        ("What's the best way to drive to Boston from here?", "get_directions"),
+        ("I have leftover potatoes and leeks, what could I cook?", "search_recipes"),
+        ("What can I make for dinner with tofu and broccoli?", "search_recipes"),
+        ("Schedule a meeting with Tom and Priya next Tuesday.", "create_event"),
+        ("Put a birthday party for Sam on June 3rd in my planner.", "create_event"),
+        ("What happened in Ukraine today?", "get_news"),
+        ("Anything big going on in tech this morning?", "get_news"),
+        ("Should I bring a jacket to Dublin tonight?", "get_forecast"),
+        ("How many rupees would I get for 20 bucks?", "convert_currency"),
+        ("Nudge me in two hours to move the laundry.", "set_reminder"),
+        ("How's Amazon doing on Wall Street?", "get_stock_price"),
+        ("Say 'I love you' in Korean.", "translate_text"),
+    ],
+    "no_tool": [
+        ("Write a short poem about spring weather.", None),
+        ("What does the word 'forecast' mean?", None),
+        ("Tell me a joke about email.", None),
+        ("Why do currencies lose value over time?", None),
+        ("Give me tips for writing a polite reminder message to a colleague.", None),
+        ("Explain what a stock market index is.", None),
+        ("Is learning a second language good for the brain?", None),
+        ("What's the etiquette for tipping at a restaurant in Japan?", None),
+        ("Who composed the music for Star Wars?", None),
+        ("What's the history of road maps?", None),
+        ("Is a recipe copyrightable?", None),
+        ("How did calendars work in ancient Rome?", None),
+        ("Why is the news so negative?", None),
+        ("What is 17 times 23?", None),
+        ("Hi! How are you today?", None),
+        ("Summarise the plot of Romeo and Juliet.", None),
+        ("What's the capital of Australia?", None),
+        ("How do I write a good subject line for a cover letter email?", None),
+        ("Explain the difference between weather and climate.", None),
+        ("What's a good name for a cat?", None),
+        ("Translate your thoughts into a haiku about autumn.", None),
+        ("How many people live in Tokyo?", None),
+        ("Which is healthier, rice or pasta?", None),
+        ("What time zone is Chicago in?", None),
+        ("Can you recommend a good book on the history of music?", None),
+        ("How do stock options work for employees?", None),
+        ("Tell me a fun fact about octopuses.", None),
+        ("What should I say in a birthday card for my grandmother?", None),
+        ("Explain photosynthesis simply.", None),
+        ("What's the difference between a table and a desk?", None),
+    ],
+}
+
+TUNE: dict[Kind, list[Request]] = {
+    "plain": [
+        ("Weather forecast for Cairo, 2 days.", "get_forecast"),
+        ("Send an email to sue@mail.com, subject Hello, body Nice to meet you.", "send_email"),
+        ("Convert 75 Canadian dollars to euros.", "convert_currency"),
+        ("Set a reminder for the team call at 3pm.", "set_reminder"),
+        ("Share price of Google stock, symbol GOOG.", "get_stock_price"),
+        ("Translate 'see you soon' into French.", "translate_text"),
+        ("Book a table for 3 at The Ivy at 7pm.", "book_table"),
+        ("Play the album Thriller.", "play_music"),
+        ("Driving directions from Lyon to Geneva.", "get_directions"),
+        ("Find recipes using mushrooms and cream.", "search_recipes"),
+        ("Create an event 'Board review' on 2025-09-01 with Maria.", "create_event"),
+        ("Latest news about climate policy.", "get_news"),
+        ("Get the forecast for Vienna for the next 4 days.", "get_forecast"),
+        ("Email the team at team@startup.io with subject Launch and body We ship on Friday.", "send_email"),
+        ("Convert 12.5 USD to Indian rupees.", "convert_currency"),
+        ("Remind me to buy milk at 5pm.", "set_reminder"),
+        ("What is the current stock price of Netflix (NFLX)?", "get_stock_price"),
+        ("Translate 'where is my hotel' into Dutch.", "translate_text"),
+        ("Book a table at Nando's for 5 people at 6:30pm.", "book_table"),
+        ("Play a playlist of 80s rock.", "play_music"),
+    ],
+    "paraphrase": [
+        ("Is it going to snow in Denver on Sunday?", "get_forecast"),
+        ("Shoot a note over to kim@shop.com that her package shipped.", "send_email"),
+        ("How much is 40 dollars in Mexican pesos?", "convert_currency"),
+        ("Make sure I don't miss my flight check-in at 6.", "set_reminder"),
+        ("Where is IBM trading today?", "get_stock_price"),
+        ("How would a German say 'good night'?", "translate_text"),
+        ("Get me a spot at Osteria for lunch, just me and Dan.", "book_table"),
+        ("Throw on some lo-fi beats.", "play_music"),
+        ("How can I get to the beach on foot from my hotel?", "get_directions"),
+        ("I've got salmon and lemons, any dinner ideas?", "search_recipes"),
+        ("Pencil in coffee with Ana on the 12th.", "create_event"),
+        ("What's going on with the elections?", "get_news"),
+        ("Will it pour in Nice tomorrow, or can we hit the beach?", "get_forecast"),
+        ("Let Raj know at raj@home.net that dinner is at eight.", "send_email"),
+        ("What would 500 kroner come to in euros?", "convert_currency"),
+        ("Poke me at 4 so I leave for the school run.", "set_reminder"),
+        ("Is Apple up or down on the market right now?", "get_stock_price"),
+        ("What's the Spanish for 'the bill, please'?", "translate_text"),
+        ("Grab us a spot at Wagamama at 1, there are 3 of us.", "book_table"),
+        ("I'm in the mood for some Beatles.", "play_music"),
+        ("What's the quickest way by car to Heathrow from here?", "get_directions"),
+        ("What can I whip up with chickpeas and spinach?", "search_recipes"),
+        ("Put a catch-up with Leo and Mia on my schedule for the 20th.", "create_event"),
+        ("What's happening with the World Cup?", "get_news"),
+    ],
+    "no_tool": [
+        ("Write a limerick about a rainy city.", None),
+        ("What's the origin of the word 'email'?", None),
+        ("Why was the euro introduced?", None),
+        ("How can I remember names better?", None),
+        ("What makes a company go public?", None),
+        ("Which languages are hardest to learn?", None),
+        ("Describe the perfect restaurant table setting.", None),
+        ("Who invented the piano?", None),
+        ("How do birds find their way when they migrate?", None),
+        ("Are cookbooks still popular?", None),
+        ("What day of the week was 1 January 2000?", None),
+        ("Explain how journalists check their sources.", None),
+        ("Write a haiku about the sea.", None),
+        ("What does a central bank do?", None),
+        ("Tell me a story about a lost dog.", None),
+        ("How should I structure a formal email to a professor?", None),
+        ("What is the meaning of the word 'reminder' in Latin?", None),
+        ("Why do stock prices go up and down?", None),
+        ("Give me three ideas for a birthday party theme.", None),
+        ("How many continents are there?", None),
+        ("What's the best way to learn to cook?", None),
+        ("Explain what the news cycle is.", None),
+        ("Hello there!", None),
+        ("What language do they speak in Brazil?", None),
+    ],
+}

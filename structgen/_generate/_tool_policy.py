@@ -1,0 +1,200 @@
+"""How ``tool_choice="auto"`` decides between calling a tool and answering in words.
+
+Three named decisions (``decision=`` on the tool methods):
+
+- ``"meaning"`` (the default): every tool is scored against the latest request by evidence that
+  survives paraphrase — the similarity of their meanings (all-MiniLM-L6-v2, with the optional
+  extra ``structgen[embeddings]``), how much the tool's description raises the model's
+  likelihood of the request (:func:`channel_scores`: the model's own judgement, on backends that
+  score text), and the words they share, one signal among them. A logistic score fitted on a
+  tuning split (``bench/fit_decision.py``) turns them into "this tool fits". When no tool fits,
+  the model answers in words without trying a call; otherwise the fitting tools (the best
+  first) may be called, and a call is kept only if one value it chose was said.
+- ``"words"``: the earlier word rules alone — a tool may be called when it shares a content word
+  with the request; a call must be grounded (fully, when no tool shares a word).
+- ``"model"``: the model alone — it writes freely and calls when it opens a call (the call
+  grammar is lazy on the format's opener); nothing it writes is overruled. For models large
+  enough to judge, which a small model's word-overlap override would only make worse.
+
+docs/tools.md says when to pick which; docs/benchmarks.md ("Tool decisions") has the numbers
+that made ``"meaning"`` the default.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from .._backends._seam import Backend, Message, ScoreRequest, ScoringBackend
+from .._tools._tool import Tool
+from ._tool_decision import relevant_tools, said, shared_words, tool_text
+
+DecisionName = Literal["meaning", "words", "model"]
+DECISIONS: tuple[DecisionName, ...] = ("meaning", "words", "model")
+DEFAULT_DECISION: DecisionName = "meaning"
+Grounding = Literal["none", "some", "every"]
+
+#: What the request is compared with when no tool is in view (the channel score's baseline).
+CHAT_CONTEXT = "A chat assistant answers questions and writes text. A user asks:"
+
+
+def tool_context(tool: Tool) -> str:
+    """The text after which the channel score reads the request as meant for ``tool``."""
+    return f"The {tool.name.replace('_', ' ')} tool: {tool.description.strip()} A user asks:"
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A fitted logistic score over the signals one setting has: ``bias`` plus each weight
+    times its signal; above 0, the tool fits the request."""
+
+    bias: float
+    similarity: float = 0.0
+    channel: float = 0.0
+    words: float = 0.0
+
+
+#: One fitted score per set of available signals (bench/fit_decision.py, on the tuning split).
+FITTED: dict[tuple[bool, bool], Weights] = {
+    (True, True): Weights(bias=-4.0, similarity=8.0, channel=1.0, words=0.5),
+    (True, False): Weights(bias=-4.0, similarity=8.0, words=0.5),
+    (False, True): Weights(bias=-1.0, channel=1.5, words=0.5),
+    (False, False): Weights(bias=-0.5, words=1.0),
+}
+#: A tool scored this far below the best is not offered beside it.
+MARGIN = 2.0
+#: Most tools offered to the call step.
+MAX_OFFERED = 3
+
+
+class Encoder(Protocol):
+    def encode(self, texts: list[str]) -> npt.NDArray[np.float32]: ...
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a decision settled before any call is written.
+
+    ``tools``: the tools the call step may use, best first (empty: answer in words).
+    ``grounding``: which calls are kept — all ("none" checked), those with "some" value that
+    was said, or those with "every" chosen value said. ``lazy``: the model writes freely and a
+    call starts only where it opens one."""
+
+    tools: list[Tool]
+    grounding: Grounding = "some"
+    lazy: bool = False
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Each tool's signals against one request, and its fitted score."""
+
+    tool: Tool
+    similarity: float | None
+    channel: float | None
+    words: int
+    score: float
+
+
+class Meanings:
+    """Similarity of meanings with a sentence encoder; tools' vectors are kept (a bounded
+    table owned here, listed and cleared with the LLM's caches)."""
+
+    def __init__(self, encoder: Encoder, size: int = 1024) -> None:
+        self.encoder = encoder
+        self.size = size
+        self._vectors: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+
+    def similarities(self, request: str, tools: Sequence[Tool]) -> list[float]:
+        texts = [tool_text(t) for t in tools]
+        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if missing:
+            for text, vector in zip(missing, self.encoder.encode(missing)):
+                self._vectors[text] = vector
+        for text in texts:
+            self._vectors.move_to_end(text)
+        while len(self._vectors) > self.size:
+            self._vectors.popitem(last=False)
+        asked = self.encoder.encode([request])[0]
+        return [float(asked @ self._vectors[text]) for text in texts]
+
+    def clear(self) -> None:
+        self._vectors.clear()
+
+    def __len__(self) -> int:
+        return len(self._vectors)
+
+
+def channel_scores(backend: Backend, request: str, tools: Sequence[Tool]) -> list[float] | None:
+    """For each tool, how much its description raises the model's likelihood of the request:
+    the mean log-likelihood per token of the request after :func:`tool_context`, less the same
+    after :data:`CHAT_CONTEXT`. None when the backend cannot score text."""
+    if not isinstance(backend, ScoringBackend) or not request.strip():
+        return None
+    asked = (" " + request.strip(),)
+    base = backend.score(ScoreRequest(CHAT_CONTEXT, asked))[0]
+    scores = []
+    for tool in tools:
+        scored = backend.score(ScoreRequest(tool_context(tool), asked))[0]
+        scores.append(scored.per_token - base.per_token)
+    return scores
+
+
+def weigh(
+    tools: Sequence[Tool], conversation: Sequence[Message], backend: Backend, meanings: Meanings | None
+) -> list[Evidence]:
+    """Every tool's evidence against the latest request, best fitting first."""
+    request = said(conversation, tool_results=False)
+    similarity = meanings.similarities(request, tools) if meanings is not None else None
+    channel = channel_scores(backend, request, tools)
+    weights = FITTED[(similarity is not None, channel is not None)]
+    found = []
+    for i, tool in enumerate(tools):
+        words = min(shared_words(request, tool), 3)
+        s = similarity[i] if similarity is not None else None
+        c = channel[i] if channel is not None else None
+        score = weights.bias + weights.words * words
+        score += weights.similarity * s if s is not None else 0.0
+        score += weights.channel * c if c is not None else 0.0
+        found.append(Evidence(tool, s, c, words, score))
+    return sorted(found, key=lambda e: -e.score)
+
+
+def plan(
+    decision: DecisionName, tools: Sequence[Tool], conversation: Sequence[Message], backend: Backend,
+    meanings: Meanings | None, *, required: bool = False,
+) -> Plan:
+    """What ``decision`` settles for a turn before anything is written: under
+    ``tool_choice="auto"``, or with ``required`` (a call must be made: only which tools)."""
+    if decision == "model" or len(tools) < 2 and required:
+        return Plan(list(tools), grounding="none", lazy=not required)
+    if decision == "words":
+        if required:
+            return Plan(list(tools), grounding="none")
+        relevant = relevant_tools(tools, conversation)
+        return Plan(relevant, "some") if relevant else Plan(list(tools), "every")
+    if not tools:
+        return Plan([])
+    ranked = weigh(tools, conversation, backend, meanings)
+    best = ranked[0].score
+    if best <= 0 and not required:
+        return Plan([])
+    offered = [e.tool for e in ranked if (e.score > 0 or required) and e.score >= best - MARGIN]
+    return Plan(offered[:MAX_OFFERED], "none" if required else "some")
+
+
+def probability(score: float) -> float:
+    """The fitted score as a probability that the tool fits."""
+    return 1.0 / (1.0 + math.exp(-score))
+
+
+__all__ = [
+    "CHAT_CONTEXT", "DECISIONS", "DEFAULT_DECISION", "DecisionName", "Evidence", "Meanings", "Plan",
+    "channel_scores", "plan", "probability", "tool_context", "weigh",
+]

@@ -1,0 +1,104 @@
+"""The decisions of ``tool_choice="auto"`` on a scripted backend and a stand-in encoder (no model):
+which tools each decision offers, and the control flow of the lazy ``"model"`` decision. The
+same decisions on the real model and sampler are in test_tool_calls.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+import structgen as sg
+from structgen._backends._seam import Message, Score, ScoreRequest
+from structgen._generate._tool_policy import CHAT_CONTEXT, Meanings, channel_scores, plan, tool_context
+from structgen._tools._tool import as_tools
+from structgen.testing import ScriptedBackend
+
+
+def get_forecast(city: str) -> str:
+    """Weather forecast for a city."""
+    return "mild"
+
+
+def send_email(to: str, body: str) -> str:
+    """Send an email message."""
+    return "sent"
+
+
+TOOLS = as_tools([get_forecast, send_email])
+TOPICS = ("rain weather forecast umbrella", "email write message")
+
+
+class TopicEncoder:
+    """Vectors by topic words: a text is near a tool when it uses that tool's topic words."""
+
+    def encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        rows = []
+        for text in texts:
+            row = [sum(w in text.lower() for w in topic.split()) for topic in TOPICS] + [0.5]
+            rows.append(np.array(row, dtype=np.float32) / np.linalg.norm(row))
+        return np.stack(rows) if rows else np.zeros((0, 3), dtype=np.float32)
+
+
+def offered(text: str, decision: str = "meaning", *, required: bool = False) -> list[str]:
+    decided = plan(decision, TOOLS, [Message("user", text)], ScriptedBackend(), Meanings(TopicEncoder()),  # type: ignore[arg-type]
+                   required=required)
+    return [t.name for t in decided.tools]
+
+
+def test_meaning_offers_the_tool_a_paraphrase_is_about_and_nothing_for_small_talk() -> None:
+    assert offered("Do I need an umbrella, will it rain?") == ["get_forecast"]
+    assert offered("Hi there, how are you?") == []
+
+
+def test_words_offers_tools_that_share_a_word_and_meaning_needs_no_shared_word() -> None:
+    assert offered("Do I need an umbrella, will it rain?", "words") == ["get_forecast", "send_email"]  # none shares a word: all, fully grounded
+    assert offered("Weather in Oslo?", "words") == ["get_forecast"]
+
+
+def test_required_always_offers_the_best_fitting_tool() -> None:
+    assert offered("Hi there, how are you?", required=True)[:1] in (["get_forecast"], ["send_email"])
+    assert offered("Write a message to bob", required=True)[0] == "send_email"
+
+
+def test_model_offers_every_tool_lazily_and_keeps_what_it_writes() -> None:
+    decided = plan("model", TOOLS, [Message("user", "hi")], ScriptedBackend(), None)
+    assert decided.lazy and decided.grounding == "none" and len(decided.tools) == 2
+
+
+class ScoringScript(ScriptedBackend):
+    """A scripted backend that also scores: every continuation scores by its context's length."""
+
+    def __init__(self, likely: str) -> None:
+        super().__init__()
+        self.likely = likely
+        self.scored: list[ScoreRequest] = []
+
+    def score(self, request: ScoreRequest) -> tuple[Score, ...]:
+        self.scored.append(request)
+        gain = 3.0 if self.likely in request.context else 0.0
+        return tuple(Score(-10.0 + gain, 2) for _ in request.continuations)
+
+
+def test_channel_scores_compare_each_tool_context_with_the_chat_baseline() -> None:
+    backend = ScoringScript("forecast")
+    scores = channel_scores(backend, "Will it rain?", TOOLS)
+    assert scores == [1.5, 0.0]
+    assert backend.scored[0].context == CHAT_CONTEXT and backend.scored[1].context == tool_context(TOOLS[0])
+    assert channel_scores(ScriptedBackend(), "Will it rain?", TOOLS) is None  # it cannot score
+
+
+def test_an_unknown_decision_is_refused() -> None:
+    with pytest.raises(ValueError, match="decision"):
+        sg.LLM.from_backend(ScriptedBackend()).call_tools("hi", [get_forecast], decision="guess")  # type: ignore[arg-type]
+
+
+def test_model_decision_asks_once_with_a_lazy_call_grammar() -> None:
+    backend = ScriptedBackend("Hello! I'm fine.", check_grammar=False)
+    turn = sg.LLM.from_backend(backend).call_tools("hi", [get_forecast, send_email], decision="model")
+    assert turn.calls == [] and turn.text == "Hello! I'm fine." and len(backend.requests) == 1
+    assert backend.requests[0].triggers == ("\\[",)
+    call = '[{"name": "get_forecast", "arguments": {"city": "Oslo"}}]'
+    backend = ScriptedBackend("Let me look. " + call, check_grammar=False)
+    turn = sg.LLM.from_backend(backend).call_tools("Oslo?", [get_forecast, send_email], decision="model")
+    assert [(c.name, c.arguments.city) for c in turn.calls] == [("get_forecast", "Oslo")]

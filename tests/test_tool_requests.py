@@ -1,0 +1,36 @@
+"""bench/tool_requests.py holds what bench/tool_decision.py promises: at least twelve ordinary
+typed tools and thirty requests of each kind, paraphrases that share no word stem with any tool's
+text, and TEST requests that never appear in TUNE."""
+
+from __future__ import annotations
+
+from bench.tool_requests import TEST, TOOLS, TUNE
+from structgen._generate._tool_decision import relevant_tools
+from structgen._backends._seam import Message
+from structgen._tools._tool import as_tools
+
+TOOL_LIST = as_tools(TOOLS)
+
+
+def test_twelve_typed_tools_and_thirty_requests_of_each_kind() -> None:
+    assert len(TOOL_LIST) >= 12 and all(t.arguments_type is not None for t in TOOL_LIST)
+    assert {kind: len(requests) >= 30 for kind, requests in TEST.items()} == {
+        "plain": True, "paraphrase": True, "no_tool": True}
+    names = {t.name for t in TOOL_LIST}
+    assert all(tool in names for requests in (*TEST.values(), *TUNE.values()) for _, tool in requests if tool)
+
+
+def test_paraphrases_share_no_word_stem_with_any_tool() -> None:
+    for requests in (TEST["paraphrase"], TUNE["paraphrase"]):
+        for text, _ in requests:
+            assert relevant_tools(TOOL_LIST, [Message("user", text)]) == [], text
+
+
+def test_most_no_tool_requests_share_a_word_with_some_tool() -> None:
+    sharing = [text for text, _ in TEST["no_tool"] if relevant_tools(TOOL_LIST, [Message("user", text)])]
+    assert len(sharing) * 3 >= len(TEST["no_tool"]) * 2
+
+
+def test_the_test_requests_are_not_tuning_requests() -> None:
+    tune = {text for requests in TUNE.values() for text, _ in requests}
+    assert not tune & {text for requests in TEST.values() for text, _ in requests}
