@@ -16,6 +16,7 @@ Usage::
 
     python bench/tool_decision.py [--model gemma|PATH] [--runners structgen:meaning,peer,server]
                                   [--timeout 60] [--max-tokens 256] [--n-ctx 4096] [--json OUT]
+    python bench/tool_decision.py --tables RUN.json [LATER_RUN.json ...]
 """
 
 from __future__ import annotations
@@ -86,12 +87,23 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per request, every runner")
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--n-ctx", type=int, default=4096)
-    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--threads", type=int, default=1, help="llama.cpp threads, every runner (a busy machine: 1)")
+    parser.add_argument("--threads-batch", type=int, default=1)
     parser.add_argument("--json", type=Path, help="write every request's outcome here")
     parser.add_argument("--show", action="store_true", help="print each request as it finishes")
+    parser.add_argument("--tables", nargs="+", type=Path, metavar="JSON",
+                        help="print the table of earlier runs (a later file's runner replaces an earlier's)")
     args = parser.parse_args()
+    if args.tables:
+        runs = [json.loads(path.read_text()) for path in args.tables]
+        kept = {row["runner"]: run for run in runs for row in run["rows"]}
+        for run in runs:
+            print(f"- `{run['command']}` ({run['model']})")
+        print()
+        print(table([r for runner, run in kept.items() for r in run["rows"] if r["runner"] == runner], list(kept)))
+        return
     path = model_path(args.model)
-    bounds = Bounds(args.timeout, args.max_tokens, args.n_ctx, args.threads)
+    bounds = Bounds(args.timeout, args.max_tokens, args.n_ctx, args.threads, args.threads_batch)
     runners = args.runners.split(",")
     unknown = [r for r in runners if r not in RUNNERS]
     if unknown:
@@ -99,7 +111,8 @@ def main() -> None:
     command = shlex.join(["python", "bench/tool_decision.py", *sys.argv[1:]])
     rows = [row for runner in runners for row in run(runner, path, bounds, args.show)]
     print(f"`{command}` — model {Path(path).name}, timeout {bounds.timeout:g} s, max_tokens "
-          f"{bounds.max_tokens}, n_ctx {bounds.n_ctx}\n")
+          f"{bounds.max_tokens}, n_ctx {bounds.n_ctx}, threads {bounds.threads} (batches "
+          f"{bounds.threads_batch}), greedy, every runner\n")
     print(table(rows, runners))
     if args.json:
         args.json.write_text(json.dumps({"command": command, "model": Path(path).name,

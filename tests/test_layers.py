@@ -22,7 +22,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "structgen"
 LAYERS: list[tuple[str, ...]] = [
     ("_errors", "_escapes", "_frozen", "_memo", "_pointers", "_type_names", "_llama_log",
      "_model_path"),
-    ("_builtins", "_gbnf"),
+    ("_builtins", "_gbnf", "_embedding"),
     ("_schema.options", "_schema.gbnf"),
     ("_schema.automata",),
     ("_schema.ir",),

@@ -140,3 +140,9 @@ def test_a_multi_word_value_needs_half_its_words_said() -> None:
     assert _grounded_value("Water the garden plants", asked)
     assert not _grounded_value("buy some milk", asked)
     assert not _grounded_value("the", asked)  # a stop word alone grounds nothing
+
+
+def test_a_placeholder_spelled_as_an_identifier_is_not_said() -> None:
+    asked = [Message("user", "How should I structure a formal email to a professor?")]
+    assert not _grounded_value("Your_Email_To", asked)
+    assert _grounded_value("formal email", asked)

@@ -35,7 +35,7 @@ class TopicEncoder:
     def encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
         rows = []
         for text in texts:
-            row = [sum(w in text.lower() for w in topic.split()) for topic in TOPICS] + [0.5]
+            row = [sum(w in text.lower() for w in topic.split()) for topic in TOPICS] + [0.1]
             rows.append(np.array(row, dtype=np.float32) / np.linalg.norm(row))
         return np.stack(rows) if rows else np.zeros((0, 3), dtype=np.float32)
 

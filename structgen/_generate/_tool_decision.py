@@ -160,7 +160,8 @@ def _leaves(value: Any) -> list[str]:
     return [str(value)]
 
 
-_WORD = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+")
+# A placeholder spelled as an identifier ("Your_Email_To") is one word, which nobody said.
+_WORD = re.compile(r"\d+(?:\.\d+)?|[^\W\d]+")
 
 
 def _word_list(text: str) -> list[str]:

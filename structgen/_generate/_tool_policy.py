@@ -60,15 +60,17 @@ class Weights:
     words: float = 0.0
 
 
-#: One fitted score per set of available signals (bench/fit_decision.py, on the tuning split).
+#: One score per set of available signals (similarity, channel), fitted on the tuning split
+#: only (bench/fit_decision.py; docs/benchmarks.md, "Tool decisions", says how each was chosen).
 FITTED: dict[tuple[bool, bool], Weights] = {
-    (True, True): Weights(bias=-4.0, similarity=8.0, channel=1.0, words=0.5),
-    (True, False): Weights(bias=-4.0, similarity=8.0, words=0.5),
-    (False, True): Weights(bias=-1.0, channel=1.5, words=0.5),
-    (False, False): Weights(bias=-0.5, words=1.0),
+    (True, True): Weights(bias=-1.0, similarity=4.0, channel=1.0, words=0.3),
+    (True, False): Weights(bias=-0.55, similarity=4.63, words=0.88),
+    (False, True): Weights(bias=-0.2, channel=1.12, words=1.3),
+    (False, False): Weights(bias=-1.4, words=1.46),  # one shared word: the word rule
 }
-#: A tool scored this far below the best is not offered beside it.
-MARGIN = 2.0
+#: A tool scored this far below the best is not offered beside it: offered tools compete by
+#: their names' likelihood, which knows less than the score (docs/benchmarks.md).
+MARGIN = 0.25
 #: Most tools offered to the call step.
 MAX_OFFERED = 3
 

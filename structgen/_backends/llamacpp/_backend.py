@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from contextlib import contextmanager
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -234,18 +235,15 @@ class LlamaCppBackend:
         with self._lock:
             self._check_open()
             try:
-                context = self.tables.tokenize(request.context, add_special=self.template.add_bos)
-                sequences = [self.tables.tokenize(text) for text in request.continuations]
-                if not context or len(context) + max(map(len, sequences), default=0) >= self.runner.n_ctx:
-                    raise BackendError("the context to score after is empty or does not fit")
-                self._claim_context()
-                self.runner.prime(context)
-                first = log_softmax(self.runner.logits())
-                values = score_continuations(self.runner, self.tables, sequences, first)
-            except StructgenError:
-                raise
-            except Exception as e:
-                raise BackendError(f"llama.cpp failed while scoring: {e}") from e
+                with _translated("while scoring"):
+                    context = self.tables.tokenize(request.context, add_special=self.template.add_bos)
+                    sequences = [self.tables.tokenize(text) for text in request.continuations]
+                    if not context or len(context) + max(map(len, sequences), default=0) >= self.runner.n_ctx:
+                        raise BackendError("the context to score after is empty or does not fit")
+                    self._claim_context()
+                    self.runner.prime(context)
+                    first = log_softmax(self.runner.logits())
+                    values = score_continuations(self.runner, self.tables, sequences, first)
             finally:
                 self._release_context()
             return tuple(Score(value, len(tokens)) for value, tokens in zip(values, sequences))
@@ -279,6 +277,17 @@ class LlamaCppBackend:
         # Tell the Llama object its cache is unknown, so its own methods start from scratch.
         if hasattr(self.llama, "reset"):
             self.llama.reset()
+
+
+@contextmanager
+def _translated(doing: str) -> Iterator[None]:
+    """llama-cpp-python's failures as BackendError; structgen's own errors pass as they are."""
+    try:
+        yield
+    except StructgenError:
+        raise
+    except Exception as e:
+        raise BackendError(f"llama.cpp failed {doing}: {e}") from e
 
 
 def _checked_lookahead(lookahead: int | None) -> int:
