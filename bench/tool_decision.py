@@ -72,7 +72,8 @@ def table(rows: list[dict[str, Any]], runners: list[str]) -> str:
         cells = []
         for kind in kinds:
             of = [r for r in mine if r["kind"] == kind]
-            cells.append(f"{sum(r['right'] for r in of)} ({100 * sum(r['right'] for r in of) / len(of):.0f} %)")
+            right = sum(r["right"] for r in of)
+            cells.append(f"{right} ({100 * right / len(of):.0f} %)" if of else "—")
         total = sum(r["right"] for r in mine)
         seconds = [r["seconds"] for r in mine]
         lines.append(f"| {runner} | " + " | ".join(cells) + f" | {total}/{len(mine)} | "
