@@ -97,11 +97,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.tables:
         runs = [json.loads(path.read_text()) for path in args.tables]
-        kept = {row["runner"]: run for run in runs for row in run["rows"]}
-        for run in runs:
-            print(f"- `{run['command']}` ({run['model']})")
+        kept = {row["runner"]: earlier for earlier in runs for row in earlier["rows"]}
+        for earlier in runs:
+            print(f"- `{earlier['command']}` ({earlier['model']})")
         print()
-        print(table([r for runner, run in kept.items() for r in run["rows"] if r["runner"] == runner], list(kept)))
+        print(table([r for name, earlier in kept.items() for r in earlier["rows"] if r["runner"] == name], list(kept)))
         return
     path = model_path(args.model)
     bounds = Bounds(args.timeout, args.max_tokens, args.n_ctx, args.threads, args.threads_batch)
