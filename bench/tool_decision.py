@@ -32,19 +32,21 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bfcl import Bounds, model_path, start_runner  # noqa: E402
-from bench.tool_requests import TEST, TOOLS, Kind  # noqa: E402
+from bench.tool_requests import HOLDOUT, TEST, TOOLS, Kind  # noqa: E402
+
+SPLITS = {"test": TEST, "holdout": HOLDOUT}
 from structgen._tools._tool import as_tools  # noqa: E402
 
 RUNNERS = ("structgen:meaning", "structgen:words", "structgen:model", "peer", "server")
 
 
-def run(runner: str, path: str, bounds: Bounds, show: bool) -> list[dict[str, Any]]:
+def run(runner: str, path: str, bounds: Bounds, show: bool, split: str = "test") -> list[dict[str, Any]]:
     engine_name, _, decision = runner.partition(":")
     engine = start_runner(engine_name, path, bounds, decision or None)
     tools = [t.to_openai() for t in as_tools(TOOLS)]
     rows = []
     try:
-        for kind, requests in TEST.items():
+        for kind, requests in SPLITS[split].items():
             for text, wanted in requests:
                 outcome = engine.run([{"role": "user", "content": text}], tools)
                 called = outcome.calls[0][0] if outcome.calls else None
@@ -63,7 +65,7 @@ def run(runner: str, path: str, bounds: Bounds, show: bool) -> list[dict[str, An
 
 def table(rows: list[dict[str, Any]], runners: list[str]) -> str:
     kinds: list[Kind] = ["plain", "paraphrase", "no_tool"]
-    lines = ["| runner | " + " | ".join(f"{k} ({len(TEST[k])})" for k in kinds) + " | overall | median s | mean s |",
+    lines = ["| runner | " + " | ".join(k for k in kinds) + " | overall | median s | mean s |",
              "|---|" + "---:|" * (len(kinds) + 3)]
     for runner in runners:
         mine = [r for r in rows if r["runner"] == runner]
@@ -90,6 +92,8 @@ def main() -> None:
     parser.add_argument("--n-ctx", type=int, default=4096)
     parser.add_argument("--threads", type=int, default=1, help="llama.cpp threads, every runner (a busy machine: 1)")
     parser.add_argument("--threads-batch", type=int, default=1)
+    parser.add_argument("--split", choices=sorted(SPLITS), default="holdout",
+                        help="holdout: written after every choice (default); test: read once before one")
     parser.add_argument("--json", type=Path, help="write every request's outcome here")
     parser.add_argument("--show", action="store_true", help="print each request as it finishes")
     parser.add_argument("--tables", nargs="+", type=Path, metavar="JSON",
@@ -110,7 +114,7 @@ def main() -> None:
     if unknown:
         raise SystemExit(f"unknown runners {unknown}; choose from {RUNNERS}")
     command = shlex.join(["python", "bench/tool_decision.py", *sys.argv[1:]])
-    rows = [row for runner in runners for row in run(runner, path, bounds, args.show)]
+    rows = [row for runner in runners for row in run(runner, path, bounds, args.show, args.split)]
     print(f"`{command}` — model {Path(path).name}, timeout {bounds.timeout:g} s, max_tokens "
           f"{bounds.max_tokens}, n_ctx {bounds.n_ctx}, threads {bounds.threads} (batches "
           f"{bounds.threads_batch}), greedy, every runner\n")

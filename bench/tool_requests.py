@@ -9,8 +9,10 @@ None when the request should be answered in words. Three kinds, about a third ea
   wrote it. ``tests/test_tool_requests.py`` checks that with the word rule's own stemmer.
 - ``no_tool``: no tool fits, though most share a word with one ("a poem about spring weather").
 
-``TEST`` is what the bench reports; ``TUNE`` (different requests, same tools) is the only set a
-decision policy may be fitted on.
+``TUNE`` (different requests, same tools) is the only set a decision policy may be fitted on.
+``TEST`` was reported, but one of its failures was read before the offer margin was re-chosen
+(on TUNE and BFCL's tuning half), so it is no longer clean. ``HOLDOUT`` was written after every
+choice was made and has been run only to report them.
 """
 
 from __future__ import annotations
@@ -320,5 +322,59 @@ TUNE: dict[Kind, list[Request]] = {
         ("Explain what the news cycle is.", None),
         ("Hello there!", None),
         ("What language do they speak in Brazil?", None),
+    ],
+}
+
+HOLDOUT: dict[Kind, list[Request]] = {
+    "plain": [
+        ("What's the weather forecast for Athens this week?", "get_forecast"),
+        ("Send an email to tom@agency.com with subject Invoice saying it is paid.", "send_email"),
+        ("Convert 250 Australian dollars to euros.", "convert_currency"),
+        ("Set a reminder to renew my passport at 9am Monday.", "set_reminder"),
+        ("What's the share price of Amazon stock, symbol AMZN?", "get_stock_price"),
+        ("Translate 'happy birthday' into Greek.", "translate_text"),
+        ("Book a table at Dishoom for 6 people at 8pm.", "book_table"),
+        ("Play the song Yesterday by the Beatles.", "play_music"),
+        ("Transit directions from Alexanderplatz to Tegel.", "get_directions"),
+        ("Find recipes with lentils and coconut milk.", "search_recipes"),
+        ("Create a calendar event 'Offsite' on 2025-06-10 with Ken and Lia.", "create_event"),
+        ("Latest news about the housing market.", "get_news"),
+        ("Get the forecast for Reykjavik for 2 days.", "get_forecast"),
+        ("Convert 90 euros to Japanese yen.", "convert_currency"),
+        ("Play some music by Adele.", "play_music"),
+    ],
+    "paraphrase": [
+        ("Is it going to be chilly in Prague tonight?", "get_forecast"),
+        ("Tell priya@lab.org I can't make it to the seminar.", "send_email"),
+        ("How much are 60 bucks in British pounds?", "convert_currency"),
+        ("Make sure I call the plumber at 3.", "set_reminder"),
+        ("How is Tesla doing on the market today?", "get_stock_price"),
+        ("How do Italians say 'good luck'?", "translate_text"),
+        ("Can you get me and 3 friends into Zuma at nine?", "book_table"),
+        ("Put on some Miles Davis.", "play_music"),
+        ("How do I get from here to the zoo on foot?", "get_directions"),
+        ("Got eggplant and garlic, what's for dinner?", "search_recipes"),
+        ("Pencil in lunch with Omar on the 14th.", "create_event"),
+        ("Any updates on the Mars mission?", "get_news"),
+        ("Will I need sunglasses in Madrid on Sunday?", "get_forecast"),
+        ("Nudge me at 6 to stretch.", "set_reminder"),
+        ("What's Google trading at?", "get_stock_price"),
+    ],
+    "no_tool": [
+        ("Write a song about rainy Mondays.", None),
+        ("What's the plural of 'email'?", None),
+        ("Why is the dollar so strong?", None),
+        ("How do I get better at remembering birthdays?", None),
+        ("What does a stockbroker do all day?", None),
+        ("Is French harder than Spanish?", None),
+        ("Who invented the restaurant?", None),
+        ("What's the difference between jazz and blues music?", None),
+        ("Why do maps put north at the top?", None),
+        ("Give me a fun fact about pasta.", None),
+        ("How many days are in a leap year?", None),
+        ("Why do newspapers still exist?", None),
+        ("Good morning!", None),
+        ("What is 45 divided by 9?", None),
+        ("Tell me a joke about calendars.", None),
     ],
 }
