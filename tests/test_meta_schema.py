@@ -5,6 +5,8 @@ check fast decide exactly as the published ones."""
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -20,6 +22,7 @@ from structgen._schema.normalize.meta import (
     _draft,
     _flat_validator,
     _published_validator,
+    shipped_tables,
 )
 from structgen._schema.normalize.meta_compiled import Unknown
 from structgen.testing import accepts
@@ -112,6 +115,53 @@ def test_other_documents_are_checked_in_the_draft_they_inherit() -> None:
     assert accepts(grammar, "2") and not accepts(grammar, "1")
 
 
+def test_shipped_tables_are_what_the_installed_jsonschema_gives() -> None:
+    import json
+
+    from structgen._schema.normalize import meta_tables
+
+    live = shipped_tables()
+    for name, value in live.items():
+        # Key order too: the compiled check tries keywords in the meta-schema's order.
+        assert json.dumps(getattr(meta_tables, name)) == json.dumps(value), (
+            f"{name} is stale: run structgen._schema.normalize.meta.write_shipped_tables()")
+
+
+@pytest.mark.parametrize("declared", [
+    *DRAFT_URIS, *(u.rstrip("#") for u in DRAFT_URIS), "http://json-schema.org/draft-07/schema",
+    "HTTP://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema#x",
+    "https://json-schema.org/draft/2020-12/schema#", "https://example.com/my-meta-schema",
+    "http://[::1", "", 7, None,
+])
+def test_draft_is_the_one_jsonschema_picks(declared: Any) -> None:
+    from jsonschema import Draft4Validator
+    from jsonschema.validators import validator_for
+
+    for fallback in (None, "Draft4Validator"):
+        default = Draft4Validator if fallback else validator_for({})
+        try:
+            if not isinstance(declared, str):
+                raise ValueError  # then the meta-schema itself says what is wrong
+            expected = validator_for({"$schema": declared}, default=default).__name__
+        except ValueError:  # not even a URI: the fallback
+            expected = default.__name__
+        assert _draft({"$schema": declared}, fallback) == expected
+
+
+def test_a_valid_schema_is_checked_without_importing_jsonschema() -> None:
+    # Importing jsonschema costs more than most conversions: a valid schema does without.
+    code = ("import sys; from structgen import json_schema_to_gbnf; "
+            "json_schema_to_gbnf({'$schema': 'http://json-schema.org/draft-07/schema#', "
+            "'type': 'object', 'properties': {'a': {'type': 'integer', 'minimum': 1}}}); "
+            "json_schema_to_gbnf({'type': 'array', 'prefixItems': [{'type': 'string'}]}); "
+            "assert 'jsonschema' not in sys.modules, 'imported'; "
+            "json_schema_to_gbnf({'minLength': -1})")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert "imported" not in done.stderr
+    assert "SchemaError" in done.stderr  # and an invalid one still gets jsonschema's error
+
+
 def test_a_schema_too_deep_to_check_is_refused_by_type() -> None:
     schema: dict[str, Any] = {"type": "integer"}
     for _ in range(3000):
@@ -180,12 +230,12 @@ def test_flattened_and_compiled_meta_schemas_decide_as_the_published_ones() -> N
         for candidate in itertools.chain([schema], itertools.islice(mutations(schema), 0, 48, 6)):
             draft = _draft(candidate)
             fast = _flat_validator(draft)
-            assert fast is not _published_validator(draft), draft.__name__
+            assert fast is not _published_validator(draft), draft
             verdict = fast.is_valid(candidate)
             assert verdict == _published_validator(draft).is_valid(candidate), candidate
             compiled = _compiled_check(draft)
             if compiled is None:  # draft 3 only: jsonschema decides it
-                assert draft.__name__ == "Draft3Validator"
+                assert draft == "Draft3Validator"
                 unknown += 1
                 continue
             try:

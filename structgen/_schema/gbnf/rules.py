@@ -14,8 +14,10 @@ _RULE_NAME = re.compile(r"[a-zA-Z0-9-]+")
 # Possessive runs: a literal or class never needs backtracking, and scanning every body of every
 # grammar for reachability is a visible part of the conversion time.
 _REF = re.compile(r'"(?:[^"\\]++|\\.)*+"|\[(?:[^\]\\]++|\\.)*+\]|([a-zA-Z0-9-]+)')
-# A body's parentheses, literals and classes skipped; and its text that is not a parenthesis.
-_PAREN = re.compile(r'"(?:[^"\\]++|\\.)*+"|\[(?:[^\]\\]++|\\.)*+\]|([()])')
+# A body's text up to and including its next parenthesis (or its end), literals and classes
+# skipped: one match per parenthesis, however many literals lie between; and its text that is
+# not a parenthesis.
+_TO_PAREN = re.compile(r'(?:"(?:[^"\\]++|\\.)*+"|\[(?:[^\]\\]++|\\.)*+\]|[^()"\[]++)*+([()]|$)')
 _NOT_PAREN = re.compile(r'"(?:[^"\\]++|\\.)*+"|\[(?:[^\]\\]++|\\.)*+\]|[^()"\[]++')
 
 
@@ -209,15 +211,15 @@ def split_deep_groups(body: str) -> tuple[str, ...]:
     each such group's content, alternately (``(body,)`` when there is none). Cached: the same
     deep bodies (number ranges) recur across grammars."""
     pieces, depth, start, last = [], 0, 0, 0
-    for match in _PAREN.finditer(body):
+    for match in _TO_PAREN.finditer(body):
         paren = match.group(1)
         if paren == "(":
             depth += 1
             if depth == MAX_GROUP_DEPTH + 1:
-                start = match.start()
+                start = match.end() - 1
         elif paren == ")":
             if depth == MAX_GROUP_DEPTH + 1:
-                pieces += [body[last:start], body[start + 1:match.start()].strip()]
+                pieces += [body[last:start], body[start + 1:match.end() - 1].strip()]
                 last = match.end()
             depth -= 1
     return (*pieces, body[last:])

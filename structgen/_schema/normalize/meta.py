@@ -17,17 +17,30 @@ too, since validation starts at the root that declares its anchor), and the voca
 into one ``properties``. A document the flattened meta-schema accepts is valid; one it rejects
 meets the published meta-schema, whose error is the one reported (a test checks that both
 decide alike on the corpora's schemas and thousands of mutations of them).
+
+Importing jsonschema costs more than most conversions, so a valid schema does without it: the
+draft, its keywords and its flattened meta-schema (compiled to closures, ``meta_compiled``) come
+from ``meta_tables``, written from jsonschema once and checked against it by a test; jsonschema
+is imported only to decide what the compiled check cannot and to write an error.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..._errors import SchemaError
 from ..._memo import memo
 from ..._pointers import SUBSCHEMA_KEYWORDS, pointer_step, subschema_steps
 from .meta_compiled import Check, NotCompiled, Unknown, compile_meta_schema
+from .meta_tables import DRAFT_KEYWORDS, FLAT_META_SCHEMAS, LATEST_DRAFT, META_SCHEMA_IDS
+
+#: The drafts jsonschema ships, by the names of their validator classes.
+DRAFTS = ("Draft3Validator", "Draft4Validator", "Draft6Validator", "Draft7Validator",
+          "Draft201909Validator", "Draft202012Validator")
+#: Each draft by its meta-schema's URI as ``urlsplit`` writes it back (jsonschema's key).
+DRAFT_BY_URI = {urlsplit(uri).geturl(): draft for draft, uri in META_SCHEMA_IDS.items()}
 
 #: Keywords of a meta-schema that assert nothing once every reference is inlined.
 _INERT = frozenset({
@@ -80,63 +93,111 @@ def check_meta_schema(document: Any, *, uri: str | None = None, referrer: Any = 
                       pointer=pointer, keyword=keyword)
 
 
-def _draft(document: dict[str, Any], fallback: Any = None) -> Any:
-    """jsonschema's validator class for the draft ``document`` declares (``fallback``, or
-    2020-12, when it declares none that jsonschema ships)."""
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-    from jsonschema.validators import validator_for  # type: ignore[import-untyped]
-
-    default = fallback or Draft202012Validator
+def _draft(document: dict[str, Any], fallback: str | None = None) -> str:
+    """The name of jsonschema's validator class for the draft ``document`` declares
+    (``fallback``, or 2020-12, when it declares none that jsonschema ships). Read from the
+    shipped table, as jsonschema's ``validator_for`` reads its own (URIs compared as
+    ``urlsplit`` writes them back): importing jsonschema costs more than most conversions,
+    and a valid schema no longer needs it."""
+    default = fallback or LATEST_DRAFT
     declared = document.get("$schema")
     if not isinstance(declared, str):  # then the meta-schema itself says what is wrong
         return default
     try:
-        return validator_for({"$schema": declared}, default=default)
-    except ValueError:  # not even a URI (jsonschema normalizes it first)
+        normalized = urlsplit(declared).geturl()
+    except ValueError:  # not even a URI
         return default
+    return DRAFT_BY_URI.get(normalized, default)
 
 
-def _meta_uri(draft: Any) -> str:
-    return str(draft.ID_OF(draft.META_SCHEMA)).rstrip("#")
+def _validator_class(draft: str) -> Any:
+    import jsonschema  # type: ignore[import-untyped]
+
+    return getattr(jsonschema, draft)
+
+
+def _meta_uri(draft: str) -> str:
+    return str(META_SCHEMA_IDS[draft]).rstrip("#")
 
 
 @memo(None)
-def _published_validator(draft: Any) -> Any:
+def _published_validator(draft: str) -> Any:
     """The draft's validator of schemas, against the published meta-schema, formats unchecked."""
-    from jsonschema.validators import validator_for
+    from jsonschema.validators import validator_for  # type: ignore[import-untyped]
 
-    return validator_for(draft.META_SCHEMA, default=draft)(draft.META_SCHEMA)
+    cls = _validator_class(draft)
+    return validator_for(cls.META_SCHEMA, default=cls)(cls.META_SCHEMA)
 
 
 @memo(None)
-def _flat_validator(draft: Any) -> Any:
+def _flat_validator(draft: str) -> Any:
     """The same check against the flattened meta-schema (the published one if it cannot be)."""
     try:
         flat = flattened_meta_schema(draft)
     except _NotFlat:
         return _published_validator(draft)
-    return draft(flat)
+    return _validator_class(draft)(flat)
 
 
 @memo(None)
-def _compiled_check(draft: Any) -> Check | None:
-    """The flattened meta-schema compiled to closures (None: jsonschema decides every time).
-
-    Draft 3 is left to jsonschema: its ``required`` and ``type`` mean other things."""
-    if draft.__name__ == "Draft3Validator":
+def _compiled_check(draft: str) -> Check | None:
+    """The shipped flattened meta-schema compiled to closures (None: jsonschema decides every
+    time). Draft 3 is left to jsonschema: its ``required`` and ``type`` mean other things."""
+    shipped = FLAT_META_SCHEMAS.get(draft)
+    if shipped is None:
         return None
     try:
-        return compile_meta_schema(flattened_meta_schema(draft), draft)
-    except (_NotFlat, NotCompiled):
+        return compile_meta_schema(shipped, draft, DRAFT_KEYWORDS[draft])
+    except NotCompiled:
         return None
 
 
-def flattened_meta_schema(draft: Any) -> dict[str, Any]:
+def shipped_tables() -> dict[str, Any]:
+    """What ``meta_tables`` holds, computed from the installed jsonschema (a test compares)."""
+    import jsonschema
+
+    ids, keywords, flat = {}, {}, {}
+    for draft in DRAFTS:
+        cls = getattr(jsonschema, draft)
+        ids[draft] = cls.ID_OF(cls.META_SCHEMA)
+        keywords[draft] = sorted(cls.VALIDATORS)
+        if draft != "Draft3Validator":
+            flat[draft] = flattened_meta_schema(draft)
+    latest = jsonschema.validators.validator_for({}).__name__
+    return {"META_SCHEMA_IDS": ids, "DRAFT_KEYWORDS": keywords, "FLAT_META_SCHEMAS": flat,
+            "LATEST_DRAFT": latest}
+
+
+def write_shipped_tables() -> None:
+    """Write ``meta_tables.py`` afresh from the installed jsonschema (after upgrading it)."""
+    import json
+    from pathlib import Path
+
+    tables = shipped_tables()
+    text = json.dumps(tables, indent=1)
+    assert "\'\'\'" not in text
+    lines = [f'"""{_TABLES_DOC}"""', "", "from __future__ import annotations", "",
+             "import json", "from typing import Any", "",
+             f"_TABLES: dict[str, Any] = json.loads(r\'\'\'{text}\'\'\')", ""]
+    lines += [f'{name}: {"str" if isinstance(value, str) else "dict[str, Any]"} = '
+              f'_TABLES["{name}"]' for name, value in tables.items()]
+    Path(__file__).with_name("meta_tables.py").write_text("\n".join(lines) + "\n")
+
+
+_TABLES_DOC = """What check_meta_schema needs of jsonschema for a valid schema, computed once from it.
+
+Generated by ``meta.write_shipped_tables()``; ``tests/test_meta_schema.py`` checks that it is
+what the installed jsonschema gives. Each draft's meta-schema URI, the keywords its validator
+class knows, its flattened meta-schema (not draft 3's, which jsonschema always decides), and
+the draft a schema without ``$schema`` is read in."""
+
+
+def flattened_meta_schema(draft: str) -> dict[str, Any]:
     """The draft's meta-schema with every reference inlined but those to itself (``#``)."""
     from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
 
     root = REGISTRY.resolver().lookup(_meta_uri(draft))
-    flattener = _Flattener(root.contents, legacy_ref=draft.__name__ in _LEGACY_REF_DRAFTS)
+    flattener = _Flattener(root.contents, legacy_ref=draft in _LEGACY_REF_DRAFTS)
     flat = flattener.schema(root.contents, root.resolver, ())
     if not isinstance(flat, dict):
         raise _NotFlat("the meta-schema is not an object")
@@ -274,4 +335,4 @@ def _has(container: Any, token: str | int) -> bool:
     return isinstance(container, list) and isinstance(token, int) and 0 <= token < len(container)
 
 
-__all__ = ["check_meta_schema", "flattened_meta_schema", "locate"]
+__all__ = ["check_meta_schema", "flattened_meta_schema", "locate", "shipped_tables"]

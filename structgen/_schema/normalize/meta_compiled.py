@@ -14,7 +14,7 @@ only says "valid" sooner.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 __all__ = ["Unknown", "compile_meta_schema"]
@@ -46,18 +46,19 @@ def _kind(value: Any) -> str:
     return kind
 
 
-def compile_meta_schema(flat: dict[str, Any], draft: Any) -> Check:
-    """A function deciding ``flat`` as ``draft(flat).is_valid`` does, or raising Unknown.
+def compile_meta_schema(flat: dict[str, Any], draft: str, keywords: Iterable[str]) -> Check:
+    """A function deciding ``flat`` as jsonschema's ``draft`` validator class (by name; its
+    ``keywords``) does, or raising Unknown.
 
     Raises NotCompiled for a meta-schema with keywords the compiler does not cover."""
-    return _Compiler(flat, draft).root
+    return _Compiler(flat, draft, keywords).root
 
 
 class _Compiler:
-    def __init__(self, flat: dict[str, Any], draft: Any) -> None:
-        self.known = frozenset(draft.VALIDATORS)
-        self.float_integers = draft.__name__ not in _LEGACY_BOUNDS_DRAFTS
-        self.legacy_bounds = draft.__name__ in _LEGACY_BOUNDS_DRAFTS
+    def __init__(self, flat: dict[str, Any], draft: str, keywords: Iterable[str]) -> None:
+        self.known = frozenset(keywords)
+        self.float_integers = draft not in _LEGACY_BOUNDS_DRAFTS
+        self.legacy_bounds = draft in _LEGACY_BOUNDS_DRAFTS
         self._root: list[Check] = []
         compiled = self.schema(flat)
         self._root.append(compiled)
