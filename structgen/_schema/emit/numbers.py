@@ -214,6 +214,17 @@ def _finite(iv: _Interval) -> _Interval:
     return _Interval(lo, lo_incl, hi, hi_incl)
 
 
+@memo(1)
+def _any_number() -> str:
+    """The body for every JSON number (``_bounded_number`` of no bounds, without the decimal
+    context it needs for bounds)."""
+    with localcontext() as ctx:
+        ctx.prec = 4 * (MAX_INTEGER_DIGITS + MAX_FRACTION_DIGITS + _EXPONENT_MAX)
+        body = _bounded_number(_finite(_Interval(None, True, None, True)))
+    assert body is not None
+    return body
+
+
 @memo(1024)
 def _bounded_number(iv: _Interval) -> str | None:
     """Nonnegative and "-"-prefixed spellings (plain and scientific) of the values in iv.
@@ -300,6 +311,9 @@ def number_rule(
     ``integer`` restricts to integral values (type "integer"), written as integers or with a zero
     fraction ("3.0"). See the module docstring for the spellings accepted.
     """
+    bounds = (minimum, exclusive_minimum, maximum, exclusive_maximum, multiple_of)
+    if not integer and all(bound is None for bound in bounds):
+        return rules.add(hint, _any_number(), ())  # every grammar of an open object has one
     step = None if multiple_of is None else bound_decimal(multiple_of)
     if step is not None and step <= 0:
         raise SchemaError("multipleOf must be greater than 0", pointer=pointer, keyword="multipleOf")

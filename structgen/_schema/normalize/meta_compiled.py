@@ -37,6 +37,11 @@ _IGNORED = frozenset({"format"})
 _LEGACY_BOUNDS_DRAFTS = frozenset({"Draft3Validator", "Draft4Validator"})
 
 
+#: The Python type of each kind but "float" (whose NaN ``_kind`` refuses): an instance of one
+#: of them needs no call to ``_kind`` (most checks meet the type they check).
+_TYPES = {kind: python_type for python_type, kind in _KINDS.items() if kind != "float"}
+
+
 def _kind(value: Any) -> str:
     kind = _KINDS.get(type(value))
     if kind is None:
@@ -109,8 +114,11 @@ class _Compiler:
                 raise NotCompiled(f"type {name!r}")
         float_integers = self.float_integers and "integer" in kinds and "float" not in kinds
         frozen = frozenset(kinds)
+        fast = frozenset(_TYPES[kind] for kind in kinds if kind in _TYPES)
 
         def check(instance: Any) -> bool:
+            if type(instance) in fast:
+                return True
             kind = _kind(instance)
             if kind in frozen:
                 return True
@@ -121,7 +129,8 @@ class _Compiler:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise NotCompiled("enum of other values than strings")
         names = frozenset(value)
-        return lambda instance: _kind(instance) == "string" and instance in names
+        return lambda instance: (instance in names if type(instance) is str
+                                 else _kind(instance) == "string")
 
     def k_properties(self, value: Any, node: dict[str, Any]) -> Check:
         if not isinstance(value, dict):
@@ -131,8 +140,8 @@ class _Compiler:
         get = children.get
 
         def check(instance: Any) -> bool:
-            if _kind(instance) != "object":
-                return True
+            if type(instance) is not dict:
+                return _other_kind(instance)
             # The instance's keys, not the meta-schema's: a schema has a few of its dozens.
             for key, item in instance.items():
                 child = get(key)
@@ -147,8 +156,8 @@ class _Compiler:
         children = [(re.compile(p).search, self.schema(sub)) for p, sub in value.items()]
 
         def check(instance: Any) -> bool:
-            if _kind(instance) != "object":
-                return True
+            if type(instance) is not dict:
+                return _other_kind(instance)
             for search, child in children:
                 for key, item in instance.items():
                     if search(key) and not child(item):
@@ -167,8 +176,8 @@ class _Compiler:
             return _always
 
         def check(instance: Any) -> bool:
-            if _kind(instance) != "object":
-                return True
+            if type(instance) is not dict:
+                return _other_kind(instance)
             for key, item in instance.items():
                 if key in declared or any(s(key) for s in searches):
                     continue
@@ -250,6 +259,13 @@ class _Compiler:
 
     def k_allOf(self, value: Any, node: dict[str, Any]) -> Check:
         return _every(tuple(self.schema(sub) for sub in _subschemas(value, "allOf")))
+
+
+def _other_kind(instance: Any) -> bool:
+    """What a check of objects, arrays or strings says of a value of another type: valid, or
+    Unknown for a value ``json.loads`` does not make (``_kind``)."""
+    _kind(instance)
+    return True
 
 
 def _every(checks: tuple[Check, ...]) -> Check:

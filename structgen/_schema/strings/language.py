@@ -238,7 +238,10 @@ def _regex_product(steps: tuple[tuple[str, str, bool], ...], dotall: bool) -> DF
 def string_literal(value: str) -> str:
     """Every JSON spelling of the string ``value`` (raw, or with non-ASCII as ``\\u`` escapes).
     Cached: property names recur across the objects of a schema and across schemas."""
-    spellings = {json.dumps(value), json.dumps(value, ensure_ascii=False)}
+    ascii_spelling = json.dumps(value)
+    if value.isascii():  # the only spelling (ensure_ascii changes nothing)
+        return gbnf_literal(ascii_spelling)
+    spellings = {ascii_spelling, json.dumps(value, ensure_ascii=False)}
     return alt([gbnf_literal(s) for s in sorted(spellings)]) or '""'
 
 
