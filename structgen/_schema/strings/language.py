@@ -303,14 +303,17 @@ def _direct_tree(spec: StringSpec, regexes: list[tuple[str, str]], dotall: bool
     if len(regexes) != 1 or spec.only is not None or spec.not_patterns \
             or any(_scalar(v) for v in spec.exclude):
         return None
-    return _direct_body(parse_regex(regexes[0][0], dotall=dotall), spec)
+    return _direct_body(regexes[0][0], dotall, spec.min_length, spec.max_length)
 
 
-def _direct_body(node: Node, spec: StringSpec) -> Node | str | None:
-    """The tree of a regex anchored at both ends, or None when the DFA route is needed.
-
-    Returns "" when the language is empty.
+@memo(2048)
+def _direct_body(regex: str, dotall: bool, min_length: int, max_length: int | None
+                 ) -> Node | str | None:
+    """The tree of a regex (already known to parse) anchored at both ends, or None when the
+    DFA route is needed. Returns "" when the language is empty. Cached: the checks walk the
+    whole tree, and formats and patterns recur across grammars.
     """
+    node = parse_regex(regex, dotall=dotall)
     options = node.options if isinstance(node, Choice) else (node,)
     inners: list[Node] = []
     for option in options:
@@ -324,15 +327,15 @@ def _direct_body(node: Node, spec: StringSpec) -> Node | str | None:
             return None
         inners.append(inner.items[0] if len(inner.items) == 1 else inner)
     body: Node = inners[0] if len(inners) == 1 else Choice(tuple(inners))
-    if any(_lengths_to_cut(length_bounds(body), spec.min_length, spec.max_length)):
-        return _merge_lengths(body, spec)
+    if any(_lengths_to_cut(length_bounds(body), min_length, max_length)):
+        return _merge_lengths(body, min_length, max_length)
     return body
 
 
 _MAX_SPLIT = 32
 
 
-def _merge_lengths(body: Node, spec: StringSpec) -> Node | str | None:
+def _merge_lengths(body: Node, min_length: int, max_length: int | None) -> Node | str | None:
     """Fold length bounds into the regex when every branch has at most one variable-length part
     and that part repeats one character class: its count absorbs the bounds exactly.
     None if the regex has another shape; "" if no string is left."""
@@ -342,14 +345,14 @@ def _merge_lengths(body: Node, spec: StringSpec) -> Node | str | None:
             fixed = sum(length_bounds(i)[0] for i in items if _fixed(i))
             variable = [k for k, i in enumerate(items) if not _fixed(i)]
             if not variable:
-                if spec.min_length <= fixed and (spec.max_length is None or fixed <= spec.max_length):
+                if min_length <= fixed and (max_length is None or fixed <= max_length):
                     branches.append(Concat(items))
                 continue
             part = items[variable[0]]
             if len(variable) > 1 or not (isinstance(part, Quantified) and isinstance(part.item, Chars)):
                 return None
-            low = max(part.min, spec.min_length - fixed)
-            room = None if spec.max_length is None else spec.max_length - fixed
+            low = max(part.min, min_length - fixed)
+            room = None if max_length is None else max_length - fixed
             highs = [h for h in (part.max, room) if h is not None]
             high = min(highs) if highs else None
             if high is None or high >= low:
