@@ -41,9 +41,14 @@ def merge_ranges(ranges: Iterable[Range]) -> tuple[Range, ...]:
             out[-1][1] = max(out[-1][1], hi)
         else:
             out.append([lo, hi])
+    return _without_surrogates(out)
+
+
+def _without_surrogates(ranges: Iterable[Range] | Iterable[list[int]]) -> tuple[Range, ...]:
+    """Sorted, disjoint, non-adjacent ``ranges`` with the surrogate block cut out (a range may
+    straddle it)."""
     result: list[Range] = []
-    for lo, hi in out:
-        # Cut the surrogate block out; a range may straddle it.
+    for lo, hi in ranges:
         if lo < SURROGATE_LOW:
             result.append((lo, min(hi, SURROGATE_LOW - 1)))
         if hi > SURROGATE_HIGH:
@@ -92,27 +97,42 @@ class CharSet:
         return CharSet(merge_ranges(self.ranges + other.ranges))
 
     def __and__(self, other: CharSet) -> CharSet:
+        # A merge of the two sorted lists, the current range of each in locals (the character
+        # sets of every trie and pattern go through here).
         out: list[Range] = []
         a, b = self.ranges, other.ranges
+        if not a or not b:
+            return CharSet(())
         i = j = 0
-        while i < len(a) and j < len(b):
-            lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        (a_lo, a_hi), (b_lo, b_hi) = a[0], b[0]
+        while True:
+            lo = a_lo if a_lo > b_lo else b_lo
+            hi = a_hi if a_hi < b_hi else b_hi
             if lo <= hi:
                 out.append((lo, hi))
-            if a[i][1] < b[j][1]:
+            if a_hi < b_hi:
                 i += 1
+                if i == len(a):
+                    break
+                a_lo, a_hi = a[i]
             else:
                 j += 1
+                if j == len(b):
+                    break
+                b_lo, b_hi = b[j]
         return CharSet(tuple(out))
 
     def complement(self) -> CharSet:
+        # The gaps are sorted and apart already: only the surrogates are left to cut.
         gaps: list[Range] = []
         prev = 0
         for lo, hi in self.ranges:
-            gaps.append((prev, lo - 1))
+            if lo > prev:
+                gaps.append((prev, lo - 1))
             prev = hi + 1
-        gaps.append((prev, MAX_CODE_POINT))
-        return CharSet(merge_ranges(gaps))
+        if prev <= MAX_CODE_POINT:
+            gaps.append((prev, MAX_CODE_POINT))
+        return CharSet(_without_surrogates(gaps))
 
     def __sub__(self, other: CharSet) -> CharSet:
         return self & other.complement()
@@ -180,7 +200,8 @@ def gbnf_class(cs: CharSet) -> str:
 _HEX_ANY = "[0-9a-fA-F]"
 
 
-def _digit_class(digits: list[int]) -> str:
+@memo(4096)
+def _digit_class(digits: tuple[int, ...]) -> str:
     """A case-insensitive class of hex digits; a single decimal digit becomes a literal."""
     if len(digits) == 1 and digits[0] < 10:
         return f'"{digits[0]}"'
@@ -211,7 +232,7 @@ def hex_expr(ranges: tuple[Range, ...], width: int) -> str:
     if ranges == ((0, full),):
         return _HEX_ANY if width == 1 else f"{_HEX_ANY}{{{width}}}"
     if width == 1:
-        return _digit_class([d for lo, hi in ranges for d in range(lo, hi + 1)])
+        return _digit_class(tuple(d for lo, hi in ranges for d in range(lo, hi + 1)))
     size = 16 ** (width - 1)
     tails: dict[int, list[Range]] = {}
     for lo, hi in ranges:
@@ -226,7 +247,7 @@ def hex_expr(ranges: tuple[Range, ...], width: int) -> str:
         rest = hex_expr(tail, width - 1)
         if " | " in rest:
             rest = f"({rest})"
-        alts.append(f"{_digit_class(digits)} {rest}")
+        alts.append(f"{_digit_class(tuple(digits))} {rest}")
     return " | ".join(alts)
 
 
@@ -313,7 +334,7 @@ _ABOVE_LATIN1 = CharSet.of((0x100, MAX_CODE_POINT))
 def _single_char_expr(cp: int) -> str:
     """Inline expression for one printable ASCII character: raw or ``\\u00HH``."""
     hi, lo = divmod(cp, 16)
-    return f'("{chr(cp)}" | "\\\\u00" {_digit_class([hi])} {_digit_class([lo])})'
+    return f'("{chr(cp)}" | "\\\\u00" {_digit_class((hi,))} {_digit_class((lo,))})'
 
 
 #: How many ranges a character rule's name spells out before it becomes a digest.
@@ -328,7 +349,7 @@ def char_rule_name(cs: CharSet) -> str:
     ``RuleSet`` keeps generated names out of this namespace."""
     if cs == UNIVERSE:
         return "char"
-    left_out = UNIVERSE - cs
+    left_out = cs.complement()  # UNIVERSE - cs
     if len(left_out.ranges) < min(len(cs.ranges), _NAMED_RANGES + 1):
         return f"char-but-{_spell(left_out.ranges)}"
     if len(cs.ranges) <= _NAMED_RANGES:
