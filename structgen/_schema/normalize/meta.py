@@ -175,10 +175,12 @@ def write_shipped_tables() -> None:
 
     tables = shipped_tables()
     text = json.dumps(tables, indent=1)
-    assert "\'\'\'" not in text
+    quotes = "'" * 3  # the JSON goes in a raw string literal
+    if quotes in text:
+        raise ValueError("the tables hold three quotes in a row")
     lines = [f'"""{_TABLES_DOC}"""', "", "from __future__ import annotations", "",
              "import json", "from typing import Any", "",
-             f"_TABLES: dict[str, Any] = json.loads(r\'\'\'{text}\'\'\')", ""]
+             f"_TABLES: dict[str, Any] = json.loads(r{quotes}{text}{quotes})", ""]
     lines += [f'{name}: {"str" if isinstance(value, str) else "dict[str, Any]"} = '
               f'_TABLES["{name}"]' for name, value in tables.items()]
     Path(__file__).with_name("meta_tables.py").write_text("\n".join(lines) + "\n")
