@@ -10,7 +10,8 @@ also stated in docs/index.md ("About the examples"):
   closing it is a no-op.
 - A block defining ``test_*`` functions without parameters has them called after it runs.
 - An HTML comment on the line right before the fence changes what is checked:
-  ``<!-- no-run: REASON -->`` the block is not run, and the reason is required;
+  ``<!-- no-run: REASON -->`` the block is not run (pytest reports it skipped with that reason),
+  and the reason is required;
   ``<!-- raises: ErrorName -->`` the block must raise that exception (or a subclass);
   ``<!-- output -->`` before a ```text block right after a python block: that text is exactly
   what the python block prints.
@@ -222,7 +223,7 @@ def test_code_block(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     if block.no_run is not None:
-        return  # the page states why; blocks_of refused a marker without a reason
+        pytest.skip(f"no-run: {block.no_run}")  # blocks_of refused a marker without a reason
     monkeypatch.setattr(structgen, "LLM", sharing_llm(default_backend))
     if block.page not in _pages:
         _pages[block.page] = _Page(_page_module(block.page).__dict__, tmp_path_factory.mktemp("page"))
