@@ -513,7 +513,11 @@ def _serve(runner: str, path: str, bounds: Bounds, decision: str | None, conn: C
             import structgen
 
             llm = structgen.LLM(path, max_tokens=bounds.max_tokens, **options)
-            chosen: dict[str, Any] = {} if decision is None else {"decision": decision}  # older APIs lack it
+            # "NAME" or "NAME/ARGUMENTS" (call_tools' decision= and arguments=); older APIs lack both
+            chosen: dict[str, Any] = {}
+            if decision is not None:
+                name, _, arguments = decision.partition("/")
+                chosen = {"decision": name, **({"arguments": arguments} if arguments else {})}
             expected: tuple[type[Exception], ...] = (structgen.StructgenError,)
             undecodable += (structgen.GenerationError,)  # the output held no valid calls
 
@@ -844,7 +848,8 @@ def main() -> None:
     parser.add_argument("--threads-batch", type=int, default=None,
                         help="llama.cpp threads for batches, every runner (default: --threads if given, else all CPUs)")
     parser.add_argument("--decision", default=None,
-                        help="structgen's decision policy, passed as call_tools(decision=NAME) (default: not passed)")
+                        help="structgen's decision policy, passed as call_tools(decision=NAME); NAME/ARGUMENTS also passes "
+                             "arguments=ARGUMENTS (default: neither passed)")
     parser.add_argument("--json", type=Path, default=None, help="write the run and every per-case result here")
     parser.add_argument("--show", action="store_true", help="print each case's outcome (stderr)")
     args = parser.parse_args()

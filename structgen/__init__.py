@@ -47,6 +47,7 @@ from ._backends._seam import (
 from ._backends.llamacpp import LlamaCppBackend
 from ._backends.server import LlamaServerBackend, OpenAICompatibleBackend
 from ._generate import LLM, Refusal, Result, structured
+from ._generate._copied import ArgumentsName
 from ._generate._tool_policy import DecisionName
 from ._grammar import ConverterCacheInfo, Grammar, SchemaConverter, json_schema_to_gbnf
 from ._model_path import default_model_path
@@ -58,6 +59,7 @@ __version__ = "0.1.0"
 __all__ = [
     "ARITHMETIC_GBNF",
     "ArgumentsDelta",
+    "ArgumentsName",
     "Backend",
     "BackendError",
     "CHESS_GBNF",

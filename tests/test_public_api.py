@@ -7,6 +7,7 @@ import structgen
 PUBLIC = [
     "ARITHMETIC_GBNF",
     "ArgumentsDelta",
+    "ArgumentsName",
     "Backend",
     "BackendError",
     "CHESS_GBNF",

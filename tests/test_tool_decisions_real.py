@@ -73,3 +73,18 @@ def test_the_backend_scores_text_after_a_context(llm: sg.LLM) -> None:
     assert again.logprob == pytest.approx(likely.logprob, abs=1e-3)  # the cache changes nothing
     with pytest.raises(sg.BackendError):
         backend.score(sg.ScoreRequest("word " * 5000, (" x",)))
+
+
+def test_copied_arguments_are_runs_of_the_request(llm: sg.LLM) -> None:
+    request = "Where is IBM trading today?"
+    turn = llm.call_tools(request, TOOLS, tool_choice="get_stock_price", arguments="copied")
+    symbol = turn.calls[0].arguments.symbol
+    assert symbol in request.rstrip("?").split(), symbol  # the grammar allows nothing else
+    # Unconstrained, SmolLM2 writes the tool's own example ("AAPL"); copied, it picks the name.
+    assert symbol == "IBM"
+
+
+def test_free_then_copied_writes_the_call_again_when_nothing_in_it_was_said(llm: sg.LLM) -> None:
+    turn = llm.call_tools("Where is IBM trading today?", TOOLS, arguments="free_then_copied")
+    assert called(turn) == ["get_stock_price"]
+    assert turn.calls[0].arguments.symbol == "IBM"

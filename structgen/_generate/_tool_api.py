@@ -27,6 +27,7 @@ from .._tools._calls import ArgumentsDelta, ToolCall, ToolRun, ToolTurn
 from .._tools._tool import Tool, ToolSource, as_tools, from_model
 from ._tool_calls import ToolChoice, TurnEvent, TurnSettings, call_message, run_turn
 from ._tool_formats import ToolFormat, format_for
+from ._copied import DEFAULT_ARGUMENTS, ArgumentsName
 from ._tool_policy import DEFAULT_DECISION, DecisionName, Meanings
 from .._embedding import SentenceEncoder, embedding_model_folder
 from ._messages import as_messages
@@ -62,7 +63,7 @@ class ToolCalling:
         temperature: float = DEFAULT_SAMPLING.temperature, top_p: float = DEFAULT_SAMPLING.top_p,
         top_k: int = DEFAULT_SAMPLING.top_k, min_p: float = DEFAULT_SAMPLING.min_p,
         seed: int | None = None, max_retries: int | None = None,
-        decision: DecisionName = DEFAULT_DECISION,
+        decision: DecisionName = DEFAULT_DECISION, arguments: ArgumentsName = DEFAULT_ARGUMENTS,
     ) -> ToolTurn:
         """One turn: the calls the model makes with ``tools``, or its text reply.
 
@@ -72,6 +73,10 @@ class ToolCalling:
         the model's judgement and shared words; none fits: an answer in words — "words" (the
         word-overlap rules alone) or "model" (the model's own choice, never overruled); see
         docs/tools.md, "Calling or answering".
+        ``arguments``: "free" (the model writes every value), "copied" (a free string — no
+        ``enum``, ``const``, ``pattern`` or ``format`` — may only be a run of the words of the
+        latest user message and the tool results after it) or "free_then_copied" (a call
+        refused because none of its values was said is written again as under "copied").
         With ``parallel`` the model decides how many calls to make, at most ``max_calls``.
         A call whose arguments fail a validator is retried with the errors fed back, up to
         ``max_retries`` times, then ``OutputValidationError`` holds every attempt.
@@ -80,7 +85,7 @@ class ToolCalling:
             prompt_or_messages, tools, tool_choice=tool_choice, parallel=parallel,
             max_calls=max_calls, system=system, tool_format=tool_format, max_tokens=max_tokens,
             temperature=temperature, top_p=top_p, top_k=top_k, min_p=min_p, seed=seed,
-            max_retries=max_retries, decision=decision,
+            max_retries=max_retries, decision=decision, arguments=arguments,
         )
         return _drain(events)
 
@@ -197,7 +202,7 @@ class ToolCalling:
         temperature: float = DEFAULT_SAMPLING.temperature, top_p: float = DEFAULT_SAMPLING.top_p,
         top_k: int = DEFAULT_SAMPLING.top_k, min_p: float = DEFAULT_SAMPLING.min_p,
         seed: int | None = None, max_retries: int | None = None,
-        decision: DecisionName = DEFAULT_DECISION,
+        decision: DecisionName = DEFAULT_DECISION, arguments: ArgumentsName = DEFAULT_ARGUMENTS,
     ) -> Generator[TurnEvent, None, ToolTurn]:
         settings = TurnSettings(
             tools=as_tools(tools), tool_choice=tool_choice, parallel=parallel,
@@ -208,7 +213,7 @@ class ToolCalling:
                 temperature=temperature, top_p=top_p, top_k=top_k, min_p=min_p,
                 seed=self.seed if seed is None else seed,
             ),
-            format=self._tool_format(tool_format), decision=decision,
+            format=self._tool_format(tool_format), decision=decision, arguments=arguments,
         )
         if settings.max_tokens < 1 or settings.max_retries < 0:
             raise ValueError("max_tokens must be >= 1 and max_retries >= 0")

@@ -31,6 +31,7 @@ from .._errors import IncompleteOutputError, OutputValidationError, ValidatorErr
 from .._tools._calls import ArgumentsDelta, ToolCall, ToolTurn
 from .._tools._tool import Tool
 from ._output import validation_errors
+from ._copied import ARGUMENTS, DEFAULT_ARGUMENTS, ArgumentsName, argument_tries
 from ._tool_decision import canonical, grounded
 from ._tool_policy import DEFAULT_DECISION, DECISIONS, DecisionName, Meanings, Plan, plan
 from ._tool_formats import JSON_FORMAT, ToolFormat
@@ -55,10 +56,13 @@ class TurnSettings:
     sampling: SamplingSettings
     format: ToolFormat = JSON_FORMAT
     decision: DecisionName = DEFAULT_DECISION
+    arguments: ArgumentsName = DEFAULT_ARGUMENTS
 
     def __post_init__(self) -> None:
         if self.decision not in DECISIONS:
             raise ValueError(f"decision must be one of {', '.join(map(repr, DECISIONS))}, not {self.decision!r}")
+        if self.arguments not in ARGUMENTS:
+            raise ValueError(f"arguments must be one of {', '.join(map(repr, ARGUMENTS))}, not {self.arguments!r}")
         names = {t.name for t in self.tools}
         if self.tool_choice not in ("auto", "required", "none") and self.tool_choice not in names:
             raise ValueError(
@@ -95,19 +99,20 @@ def run_turn(
         messages, template_tools = fmt.render(conversation, decided.tools)  # the model sees what it may call
         fully = decided.grounding == "every"
         keep = None if decided.grounding == "none" else (lambda call: grounded([call], conversation, fully=fully))
-        try:
-            turn = yield from _call_turn(backend, messages, template_tools, settings, decided, keep)
-        except IncompleteOutputError as error:
-            if settings.tool_choice != "auto":
-                raise
-            turn, usage = None, usage + error.usage  # no call fits in the budget: answer instead
-        if turn is not None:
-            # ``keep`` judged each call as it streamed; judged again here for a backend that
-            # sends its text only at the end.
-            if keep is None or not turn.calls and decided.lazy or grounded(turn.calls, conversation, fully=fully):
-                return replace(turn, usage=usage + turn.usage)
-            usage = usage + turn.usage
-        yield None  # what was streamed of the call is void
+        for grammar_tools in argument_tries(settings.arguments, decided.tools, conversation):
+            try:
+                turn = yield from _call_turn(backend, messages, template_tools, settings, decided, keep, grammar_tools)
+            except IncompleteOutputError as error:
+                if settings.tool_choice != "auto":
+                    raise
+                turn, usage = None, usage + error.usage  # no call fits in the budget: answer instead
+            if turn is not None:
+                # ``keep`` judged each call as it streamed; judged again here for a backend that
+                # sends its text only at the end.
+                if keep is None or not turn.calls and decided.lazy or grounded(turn.calls, conversation, fully=fully):
+                    return replace(turn, usage=usage + turn.usage)
+                usage = usage + turn.usage
+            yield None  # what was streamed of the call is void
     # In the generic format the reply is written as if no tools were offered: told about
     # tools, small models write about calls instead of answering. Native templates keep the
     # tools (some cannot render the calls in the history without them).
@@ -127,13 +132,14 @@ def _text_gbnf(fmt: ToolFormat) -> str:
 def _call_turn(
     backend: Backend, messages: list[Message], template_tools: tuple[dict[str, Any], ...],
     settings: TurnSettings, decided: Plan, keep: Callable[[ToolCall], bool] | None,
+    grammar_tools: Sequence[Tool] | None = None,
 ) -> Generator[TurnEvent, None, ToolTurn]:
     """The turn's calls; with ``keep``, the turn ends before the first call it refuses. Under
     a lazy plan the model may answer in words instead: the turn then holds its text."""
     fmt = settings.format
     usage = Usage()
     tools = decided.tools
-    grammar, choices = fmt.grammar(tools, max_calls=settings.max_calls if settings.parallel else 1)
+    grammar, choices = fmt.grammar(grammar_tools or tools, max_calls=settings.max_calls if settings.parallel else 1)
     triggers = (re.escape(fmt.opener),) if decided.lazy else ()
     attempts: list[tuple[str, Any]] = []
     for attempt in range(settings.max_retries + 1):
