@@ -2,110 +2,45 @@
 
 The store's bookkeeping is checked on its own; everything else on the real default model: calls
 of two types (or two tool lists) taking turns reuse each one's prefix as if they came grouped,
-and answer exactly as from an empty cache.
+and answer exactly as from an empty cache. Types, instructions and tools are those of
+``bench/prefix_cache.py``.
 """
 
 from __future__ import annotations
 
 import ctypes
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pytest
-from pydantic import BaseModel
 
 import structgen as sg
+from bench.prefix_cache import CONTACT_RULES, TICKET_RULES, Contact, Ticket
+from bench.prefix_cache import CONTACTS as CONTACT_TEXTS, TICKETS as TICKET_TEXTS
+from bench.prefix_cache import convert_currency, get_forecast, get_stock_price, get_weather
 from structgen._backends.llamacpp._prefixes import PrefixStore, SavedPrefix, shared_length
 
 model = pytest.mark.model
-
-
-class Contact(BaseModel):
-    name: str
-    company: str
-    email: str
-
-
-class Ticket(BaseModel):
-    summary: str
-    severity: Literal["low", "medium", "high", "critical"]
-
-
-CONTACT_RULES = (
-    "You read e-mail signatures for a sales team. Extract the contact. Write the name as the "
-    "person writes it, without titles such as Dr. or Mr. The company is the organisation the "
-    "person works for, not a department. Write the e-mail address in lower case."
-)
-TICKET_RULES = (
-    "You triage support requests for a web shop. Summarise the problem in one short sentence. "
-    "Severity: critical when nobody can buy or log in, high when a core feature fails for many "
-    "users, medium when some users have a workaround, low for cosmetic issues and questions."
-)
-CONTACTS = [
-    (Contact, CONTACT_RULES, "Dr. Anna Keller, Head of Procurement, Brightwater Ltd, anna.keller@brightwater.co.uk"),
-    (Contact, CONTACT_RULES, "Best regards, Tom Baker, Sales Director at Northwind Traders, tom@northwind.com"),
-]
-TICKETS = [
-    (Ticket, TICKET_RULES, "Since this morning nobody can log in; the login page says 'invalid token'."),
-    (Ticket, TICKET_RULES, "The footer logo looks blurry on high-resolution screens."),
-]
 Call = tuple[Any, str, str]
 
 
-def get_weather(city: str) -> str:
-    """Get the current weather in a city.
-
-    Args:
-        city: The city name, e.g. Paris.
-    """
-    return f"18 degrees in {city}"
-
-
-def get_forecast(city: str, days: int = 3) -> str:
-    """Get the weather forecast for the next days in a city.
-
-    Args:
-        city: The city name.
-        days: How many days ahead, 1 to 7.
-    """
-    return f"{city}: sunny for {days} days"
-
-
-def convert_currency(amount: float, from_currency: str, to_currency: str) -> str:
-    """Convert an amount of money from one currency to another at today's rate.
-
-    Args:
-        amount: The amount to convert.
-        from_currency: The three-letter code of the currency to convert from.
-        to_currency: The three-letter code of the currency to convert to.
-    """
-    return f"{amount * 0.92:.2f} {to_currency}"
-
-
-def get_stock_price(symbol: str) -> str:
-    """Get the latest price of a stock.
-
-    Args:
-        symbol: The stock's ticker symbol, e.g. AAPL.
-    """
-    return f"{symbol}: 187.30 USD"
-
-
+CONTACTS: list[Call] = [(Contact, CONTACT_RULES, text) for text in CONTACT_TEXTS[:2]]
+TICKETS: list[Call] = [(Ticket, TICKET_RULES, text) for text in TICKET_TEXTS[:2]]
 WEATHER = [get_weather, get_forecast]
 MONEY = [convert_currency, get_stock_price]
 
 
 @pytest.fixture(scope="module")
 def llm() -> Iterator[sg.LLM]:
-    loaded = sg.LLM(n_ctx=2048, max_tokens=80, n_threads=1)
+    loaded = sg.LLM(n_ctx=2048, max_tokens=120, n_threads=1)
     yield loaded
     loaded.close()
 
 
 @pytest.fixture(scope="module")
 def no_store() -> Iterator[sg.LLM]:
-    loaded = sg.LLM(n_ctx=2048, max_tokens=80, n_threads=1, prompt_cache_bytes=0)
+    loaded = sg.LLM(n_ctx=2048, max_tokens=120, n_threads=1, prompt_cache_bytes=0)
     yield loaded
     loaded.close()
 
@@ -196,7 +131,7 @@ def test_saved_states_outlive_direct_use_of_the_llama(llm: sg.LLM) -> None:
 
 @model
 def test_forget_and_close_free_the_store() -> None:
-    loaded = sg.LLM(n_ctx=1024, max_tokens=40, n_threads=1)
+    loaded = sg.LLM(n_ctx=1024, max_tokens=120, n_threads=1)
     runner = runner_of(loaded)
     in_order(loaded, [CONTACTS[0], TICKETS[0]])
     assert len(runner.saved) == 1

@@ -28,7 +28,7 @@ import numpy.typing as npt
 DEFAULT_PROMPT_CACHE_BYTES = 256 * 2**20
 
 #: A state is worth copying (out to the store, or back) when it spares evaluating at least one
-#: token in this many it holds: a copy costs about a hundredth of evaluating the tokens it holds
+#: token in this many it holds: copying a token's state costs far less than evaluating it
 #: (docs/benchmarks.md, "Prompts paid once").
 TOKENS_PER_SPARED = 64
 
