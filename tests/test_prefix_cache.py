@@ -20,6 +20,7 @@ from bench.prefix_cache import CONTACT_RULES, TICKET_RULES, Contact, Ticket
 from bench.prefix_cache import CONTACTS as CONTACT_TEXTS, TICKETS as TICKET_TEXTS
 from bench.prefix_cache import convert_currency, get_forecast, get_stock_price, get_weather
 from structgen._backends.llamacpp._prefixes import PrefixStore, SavedPrefix, shared_length
+from structgen.testing import ScriptedBackend
 
 model = pytest.mark.model
 Call = tuple[Any, str, str]
@@ -147,6 +148,11 @@ def test_forget_and_close_free_the_store() -> None:
 def test_the_budget_must_be_a_byte_count(llm: sg.LLM, budget: Any) -> None:
     with pytest.raises(ValueError, match="prompt_cache_bytes"):
         sg.LlamaCppBackend(llm.backend.llama, prompt_cache_bytes=budget)  # type: ignore[attr-defined]
+
+
+def test_the_budget_is_a_model_option() -> None:
+    with pytest.raises(TypeError, match="model options"):
+        sg.LLM(backend=ScriptedBackend(), prompt_cache_bytes=2**20)
 
 
 # -- the store's bookkeeping ----------------------------------------------------------------------
