@@ -5,7 +5,8 @@ Two workloads, each run three ways on one model:
 (1) ``types``: two output types, each with its own instructions (a system message), four inputs
     each. ``grouped`` runs A1 A2 A3 A4 B1 B2 B3 B4; ``alternating`` runs A1 B1 A2 B2 ...;
     ``alternating, no store`` runs them alternating with the store of saved prompt states
-    switched off (``prompt_cache_bytes=0``: only the previous call's prefix is reused).
+    switched off (``prompt_cache_bytes=0``: only the previous call's prefix is reused);
+    ``cold`` runs every call from an empty cache and store.
 (2) ``agents``: two agents with different tool lists, five rounds each. Every round adds a
     request, the agent calls a tool (``call_tools(..., tool_choice="required",
     decision="words")``: every round lists all of the agent's tools), the calls
@@ -339,10 +340,18 @@ def typed_ways(llm: LLM) -> dict[str, tuple[bool, Callable[[], dict[str, str]]]]
     def work(calls: Sequence[TypedCall]) -> Callable[[], dict[str, str]]:
         return lambda: {call.key: run_typed(llm, call) for call in calls}
 
+    def cold() -> dict[str, str]:
+        answers = {}
+        for call in alternating:
+            llm.backend.runner.forget()  # type: ignore[attr-defined]
+            answers[call.key] = run_typed(llm, call)
+        return answers
+
     return {
         "grouped": (True, work(a + b)),
         "alternating": (True, work(alternating)),
         "alternating, no store": (False, work(alternating)),
+        "cold (every call)": (False, cold),
     }
 
 
@@ -443,7 +452,8 @@ def recopy(lib: Any, runner: Any, length: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default=None, help="GGUF file (default: SmolLM2-135M-Instruct)")
+    parser.add_argument("--model", default=None,
+                        help="gemma, or a GGUF file (default: SmolLM2-135M-Instruct)")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
@@ -455,7 +465,9 @@ def main() -> None:
     args = parser.parse_args()
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
     threads = {} if args.threads is None else {"n_threads": args.threads, "n_threads_batch": args.threads}
-    llm = LLM(args.model, n_ctx=4096, max_retries=0, **threads)
+    from bench.bfcl import model_path
+
+    llm = LLM(model_path(args.model), n_ctx=4096, max_retries=0, **threads)
     llama = llm.backend.llama  # type: ignore[attr-defined]
     print(f"model: {Path(llama.model_path).name}; store budget {llm.backend.runner.saved.budget >> 20} MiB")  # type: ignore[attr-defined]
     llm.run(int, "Extract the year: 'The war ended in 1945.'", max_tokens=8)  # page the weights in
