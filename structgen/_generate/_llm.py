@@ -78,6 +78,8 @@ class LLM(ToolCalling):
     One LLM may be shared by threads and asyncio tasks: generations are serialized.
     CPU threads default as in llama-cpp-python (half the CPUs per token, all of them for
     batches); ``n_threads=N`` sets both, ``n_threads_batch=N`` batches alone.
+    ``prompt_cache_bytes`` bounds the host memory that keeps earlier prompts' KV states, so a
+    prefix seen before is not evaluated again (None: 256 MiB; 0: only the previous call's).
     """
 
     def __init__(
@@ -91,6 +93,7 @@ class LLM(ToolCalling):
         max_tokens: int = 512,
         max_retries: int = 1,
         lookahead: int | None = None,
+        prompt_cache_bytes: int | None = None,
         backend: Backend | None = None,
         **llama_options: Any,
     ) -> None:
@@ -101,9 +104,10 @@ class LLM(ToolCalling):
 
             backend = LlamaCppBackend.load(
                 model_path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, seed=seed,
-                lookahead=lookahead, **llama_options
+                lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes, **llama_options
             )
-        elif model_path is not None or n_threads is not None or lookahead is not None or llama_options:
+        elif (model_path is not None or n_threads is not None or lookahead is not None
+              or prompt_cache_bytes is not None or llama_options):
             raise TypeError("model options are the backend's own: give a model or a backend, not both")
         elif not isinstance(backend, Backend):
             raise TypeError(f"backend must implement complete() and close(), not {type(backend).__name__}")
@@ -116,14 +120,15 @@ class LLM(ToolCalling):
     @classmethod
     def from_llama(
         cls, llama: Any, *, seed: int = 0, max_tokens: int = 512, max_retries: int = 1,
-        lookahead: int | None = None,
+        lookahead: int | None = None, prompt_cache_bytes: int | None = None,
     ) -> LLM:
         """Wrap an existing ``llama_cpp.Llama`` (it stays usable; the caller keeps ownership).
 
-        ``lookahead`` as for :class:`LlamaCppBackend` (None: its default)."""
+        ``lookahead`` and ``prompt_cache_bytes`` as for :class:`LlamaCppBackend` (None: its
+        defaults)."""
         from .._backends.llamacpp import LlamaCppBackend
 
-        backend = LlamaCppBackend(llama, lookahead=lookahead)
+        backend = LlamaCppBackend(llama, lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes)
         return cls.from_backend(backend, seed=seed, max_tokens=max_tokens, max_retries=max_retries)
 
     @classmethod

@@ -22,6 +22,7 @@ from ._grammar_state import CompiledGrammar, GrammarCache
 from ._lookup import DraftPolicy
 from ._lazy import Triggers, feed_constrained, run_free
 from ._loop import ConstrainedDecoder, score_continuations
+from ._prefixes import DEFAULT_PROMPT_CACHE_BYTES
 from ._runner import ContextFullError, ModelRunner
 from ._sampling import TokenPicker, log_softmax
 from ._template import ChatTemplate
@@ -41,13 +42,20 @@ class LlamaCppBackend:
     ``lookahead``: after each sampled token, up to this many tokens guessed by prompt lookup
     are evaluated in the same batch and kept as far as the model confirms them (see
     ``_lookup.py``); None is DEFAULT_LOOKAHEAD, 0 evaluates one sampled token at a time.
+
+    ``prompt_cache_bytes``: host memory for the KV states of earlier prompts, so that a prefix
+    seen before (a system message, a type's instructions, a tool listing) is not evaluated
+    again however calls interleave (see ``_prefixes.py``); None is
+    DEFAULT_PROMPT_CACHE_BYTES (256 MiB), 0 keeps only what the context holds from the
+    previous call.
     """
 
     def __init__(self, llama: Any, *, owns_llama: bool = False,
-                 lookahead: int | None = None) -> None:
+                 lookahead: int | None = None, prompt_cache_bytes: int | None = None) -> None:
         import llama_cpp
 
         self.lookahead = _checked_lookahead(lookahead)
+        cache_bytes = _checked_cache_bytes(prompt_cache_bytes)
         silence_llama_logs()
         self._lib = llama_cpp
         self.llama = llama
@@ -61,7 +69,8 @@ class LlamaCppBackend:
             self.tables = VocabTables(llama_cpp, vocab)
             self.template = ChatTemplate.from_metadata(dict(llama.metadata), self.tables)
             self.runner = ModelRunner(
-                llama_cpp, llama.ctx, self.tables.n_vocab, llama.n_ctx(), llama.n_batch
+                llama_cpp, llama.ctx, self.tables.n_vocab, llama.n_ctx(), llama.n_batch,
+                cache_bytes,
             )
             self.drafts = DraftPolicy.for_model(
                 self.lookahead, self.tables.n_vocab, llama_cpp.llama_model_n_embd(llama.model),
@@ -83,6 +92,7 @@ class LlamaCppBackend:
         n_batch: int = 512,
         seed: int = 0,
         lookahead: int | None = None,
+        prompt_cache_bytes: int | None = None,
         **llama_options: Any,
     ) -> LlamaCppBackend:
         """Load a GGUF file (the default model when None) into a new ``llama_cpp.Llama``.
@@ -95,6 +105,7 @@ class LlamaCppBackend:
         """
         path = default_model_path() if model_path is None else check_model_file(model_path)
         _checked_lookahead(lookahead)  # before the slow load, not after
+        _checked_cache_bytes(prompt_cache_bytes)
         cpus = os.cpu_count() or 2
         llama_options.setdefault("n_threads_batch", n_threads or cpus)
         if n_threads is None:
@@ -114,7 +125,7 @@ class LlamaCppBackend:
             )
         except Exception as e:
             raise BackendError(f"llama.cpp could not load {path}: {e}") from e
-        return cls(llama, owns_llama=True, lookahead=lookahead)
+        return cls(llama, owns_llama=True, lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes)
 
     def close(self) -> None:
         """Free the model; later calls raise BackendError. A generation in progress in another
@@ -270,7 +281,7 @@ class LlamaCppBackend:
         # ``Llama`` keeps its own idea of the cache; a non-zero n_tokens means someone used
         # the Llama object directly since our last call, so our record of the cache is stale.
         if getattr(self.llama, "n_tokens", 0):
-            self.runner.forget()
+            self.runner.lost()
             self.llama.n_tokens = 0
 
     def _release_context(self) -> None:
@@ -291,8 +302,17 @@ def _translated(doing: str) -> Iterator[None]:
 
 
 def _checked_lookahead(lookahead: int | None) -> int:
-    if lookahead is None:
-        return DEFAULT_LOOKAHEAD
-    if isinstance(lookahead, bool) or not isinstance(lookahead, int) or lookahead < 0:
-        raise ValueError("lookahead must be an int >= 0")
-    return lookahead
+    return _checked_count("lookahead", lookahead, DEFAULT_LOOKAHEAD)
+
+
+def _checked_cache_bytes(prompt_cache_bytes: int | None) -> int:
+    return _checked_count("prompt_cache_bytes", prompt_cache_bytes, DEFAULT_PROMPT_CACHE_BYTES)
+
+
+def _checked_count(name: str, value: int | None, default: int) -> int:
+    """``value`` (``default`` for None), which must be an int >= 0."""
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be an int >= 0")
+    return value

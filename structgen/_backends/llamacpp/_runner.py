@@ -1,11 +1,14 @@
 """Model evaluation on one llama.cpp context: batched decode, logits, KV-cache bookkeeping.
 
 The runner remembers which tokens sit in the KV cache (sequence 0), so a new prompt that
-shares a prefix with the previous call only evaluates the rest.
+shares a prefix with the previous call only evaluates the rest; and it keeps earlier calls'
+states in a :class:`~._prefixes.PrefixStore`, so a prompt that shares more with one of those
+starts from it instead.
 """
 
 from __future__ import annotations
 
+import ctypes
 import time
 from typing import Any
 
@@ -13,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..._errors import BackendError
+from ._prefixes import PrefixStore, SavedPrefix, shared_length, worth_copying
 
 
 class ContextFullError(Exception):
@@ -22,19 +26,23 @@ class ContextFullError(Exception):
 class ModelRunner:
     """Evaluates tokens on one context. Callers serialize access (the backend holds a lock)."""
 
-    def __init__(self, lib: Any, ctx: Any, n_vocab: int, n_ctx: int, n_batch: int) -> None:
+    def __init__(self, lib: Any, ctx: Any, n_vocab: int, n_ctx: int, n_batch: int,
+                 prompt_cache_bytes: int) -> None:
         self.lib = lib
         self.ctx = ctx
         self.n_vocab = n_vocab
         self.n_ctx = n_ctx
         self.n_batch = n_batch
         self.memory = lib.llama_get_memory(ctx)
+        self.saved = PrefixStore(prompt_cache_bytes)
         self._batch = lib.llama_batch_init(n_batch, 0, 1)
         self.tokens: list[int] = []  # what the KV cache holds, position by position
-        self.seconds = 0.0
+        self.seconds = 0.0  # in llama_decode
+        self.state_seconds = 0.0  # copying states to and from the store
         self._batch_start = 0  # cache position of the first token of the last decoded batch
 
     def close(self) -> None:
+        self.saved.clear()
         batch, self._batch = self._batch, None
         if batch is not None:
             self.lib.llama_batch_free(batch)
@@ -47,7 +55,12 @@ class ModelRunner:
         return len(self.tokens)
 
     def forget(self) -> None:
-        """Drop everything: the context was used by someone else."""
+        """Drop everything: the cache and the saved states (the next prompt is evaluated whole)."""
+        self.lost()
+        self.saved.clear()
+
+    def lost(self) -> None:
+        """Drop the cache (the context was used by someone else); saved states stay valid."""
         self.lib.llama_memory_clear(self.memory, True)
         self.tokens = []
 
@@ -56,20 +69,24 @@ class ModelRunner:
         if keep >= len(self.tokens):
             return
         if not self.lib.llama_memory_seq_rm(self.memory, 0, keep, -1):
-            self.forget()
+            self.lost()
             return
         del self.tokens[keep:]
 
     def prime(self, prompt: list[int]) -> int:
         """Make the cache hold exactly ``prompt`` with logits for its last token.
 
-        Returns how many prompt tokens were reused from the cache.
+        Returns how many prompt tokens were reused: from the cache, or from a saved state
+        that shares more of the prompt.
         """
-        common = 0
-        limit = min(len(prompt), len(self.tokens))
-        while common < limit and prompt[common] == self.tokens[common]:
-            common += 1
-        common = min(common, len(prompt) - 1)  # the last token is re-evaluated for its logits
+        last = len(prompt) - 1  # the last token is evaluated anyway, for its logits
+        common = min(shared_length(prompt, self.tokens), last)
+        saved, shared = self.saved.best(prompt)
+        if worth_copying(len(self.tokens) - common, len(self.tokens)):
+            self._save()  # what the cache holds beyond ``common`` is about to go
+        if saved is not None and worth_copying(min(shared, last) - common, len(saved.tokens)):
+            self._restore(saved)
+            common = min(shared, last)
         self.truncate(common)
         if len(self.tokens) != common:  # the cache could not be cut: start over
             common = 0
@@ -79,6 +96,31 @@ class ModelRunner:
         self.decode(prompt[common:-1])
         self.decode(prompt[-1:])
         return common
+
+    def _save(self) -> None:
+        """Copy the cache's state into the store, unless a saved state already holds it."""
+        if not self.tokens or not self.saved.budget or self.saved.covers(self.tokens):
+            return
+        start = time.perf_counter()
+        size = self.lib.llama_state_seq_get_size(self.ctx, 0)
+        if self.saved.fits(size):
+            data = (ctypes.c_uint8 * size)()
+            written = self.lib.llama_state_seq_get_data(self.ctx, data, size, 0)
+            if written != size:
+                raise BackendError(f"llama.cpp wrote {written} bytes of a {size}-byte sequence state")
+            self.saved.add(SavedPrefix(np.array(self.tokens, dtype=np.int64), data))
+        self.state_seconds += time.perf_counter() - start
+
+    def _restore(self, saved: SavedPrefix) -> None:
+        """Make the cache hold ``saved``'s tokens, copied back from the store."""
+        start = time.perf_counter()
+        read = self.lib.llama_state_seq_set_data(self.ctx, saved.data, saved.nbytes, 0)
+        self.state_seconds += time.perf_counter() - start
+        if read != saved.nbytes:
+            self.forget()  # llama.cpp cleared the sequence; the store is suspect
+            raise BackendError(f"llama.cpp read {read} bytes of a {saved.nbytes}-byte saved prompt state")
+        self.tokens = saved.tokens.tolist()
+        self.saved.used(saved)
 
     def decode(self, tokens: list[int], *, all_logits: bool = False, last_rows: int = 1) -> None:
         """Evaluate ``tokens`` after the cached ones; logits for the last ``last_rows`` of them
