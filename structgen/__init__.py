@@ -33,62 +33,96 @@ from ._errors import (
     ValidatorError,
 )
 from ._backends._seam import (
+    Alternative,
+    AsyncBackend,
     Backend,
+    ChoiceTable,
     Completion,
     CompletionRequest,
+    Event,
+    FinishReason,
+    JsonPath,
+    MemberRules,
     Message,
+    Role,
     SamplingSettings,
     Score,
     ScoreRequest,
     ScoringBackend,
+    TemplatedBackend,
     TextDelta,
     Usage,
 )
 from ._backends.llamacpp import LlamaCppBackend
 from ._backends.server import LlamaServerBackend, OpenAICompatibleBackend
+from ._backends.server._http import Timeout
+from ._backends.server._openai import Engine
 from ._generate import LLM, Refusal, Result, structured
+from ._generate._attempts import SamplingOptions
 from ._generate._copied import ArgumentsName
+from ._generate._describe import DescribeStyle
+from ._generate._generation import GenerateOptions
+from ._generate._output import HintPlacement
+from ._generate._tool_api import PromptOrMessages, ToolFormatName, ToolStreamEvent
+from ._generate._tool_calls import ToolChoice
 from ._generate._tool_policy import DecisionName
-from ._grammar import ConverterCacheInfo, Grammar, SchemaConverter, json_schema_to_gbnf
+from ._grammar import ConverterCacheInfo, Grammar, SchemaConverter, Trigger, json_schema_to_gbnf
 from ._model_path import default_model_path
-from ._schema.options import GrammarOptions
+from ._schema.options import GrammarOptions, KeyOrder, PresetName, Whitespace
 from ._tools import ArgumentsDelta, Tool, ToolCall, ToolRun, ToolTurn, tool
+from ._tools._tool import ToolSource
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ARITHMETIC_GBNF",
+    "Alternative",
     "ArgumentsDelta",
     "ArgumentsName",
+    "AsyncBackend",
     "Backend",
     "BackendError",
     "CHESS_GBNF",
     "C_GBNF",
+    "ChoiceTable",
     "Completion",
     "CompletionRequest",
     "ConverterCacheInfo",
     "DecisionName",
+    "DescribeStyle",
     "ENGLISH_GBNF",
+    "Engine",
+    "Event",
+    "FinishReason",
+    "GenerateOptions",
     "GenerationError",
     "Grammar",
     "GrammarError",
     "GrammarOptions",
+    "HintPlacement",
     "IncompleteOutputError",
     "JAPANESE_GBNF",
     "JSON_ARR_GBNF",
     "JSON_GBNF",
+    "JsonPath",
+    "KeyOrder",
     "LIST_GBNF",
     "LLM",
     "LlamaCppBackend",
     "LlamaServerBackend",
     "MaxRoundsError",
+    "MemberRules",
     "Message",
     "ModelNotFoundError",
     "OpenAICompatibleBackend",
     "OutputValidationError",
+    "PresetName",
+    "PromptOrMessages",
     "Refusal",
     "RefusalError",
     "Result",
+    "Role",
+    "SamplingOptions",
     "SamplingSettings",
     "SchemaConverter",
     "SchemaError",
@@ -96,16 +130,24 @@ __all__ = [
     "ScoreRequest",
     "ScoringBackend",
     "StructgenError",
+    "TemplatedBackend",
     "TextDelta",
+    "Timeout",
     "Tool",
     "ToolCall",
+    "ToolChoice",
     "ToolDefinitionError",
     "ToolExecutionError",
+    "ToolFormatName",
     "ToolRun",
+    "ToolSource",
+    "ToolStreamEvent",
     "ToolTurn",
+    "Trigger",
     "UnsupportedSchemaError",
     "Usage",
     "ValidatorError",
+    "Whitespace",
     "default_model_path",
     "json_schema_to_gbnf",
     "structured",

@@ -13,9 +13,9 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple, TypeVar, Union
 
 from ._memo import clear_memos, memo_entries
 from ._schema import convert
@@ -24,6 +24,9 @@ from ._schema.options import PRESETS, GrammarOptions
 __all__ = ["ConverterCacheInfo", "Grammar", "SchemaConverter", "Trigger", "json_schema_to_gbnf"]
 
 Trigger = Union[str, int]
+"""What starts a lazy grammar: a regex over the text, or a token id."""
+V = TypeVar("V")
+_DERIVED = object()  # tags the keys of derived values apart from any schema text
 _ROOT_NAME = re.compile(r"[A-Za-z0-9-]+")
 _MAX_TOKEN_ID = 2**31
 
@@ -244,8 +247,12 @@ class ConverterCacheInfo(NamedTuple):
     grammars: int
     bytes: int
     max_bytes: int
-    #: Entries of the conversion's memo tables (process-wide, bounded by entry counts).
+    #: Entries of the memo tables of pure functions: conversion, grammar checks, tool-call
+    #: grammars (process-wide, bounded by entry counts).
     memo_entries: int
+    #: Values kept beside the grammars, in the same budget (generation's output specs: a
+    #: type's grammar, instructions and validator).
+    derived: int = 0
 
 
 #: The default budget of a converter's grammar cache: GBNF text and keys, in characters.
@@ -261,7 +268,8 @@ class SchemaConverter:
     :func:`json_schema_to_gbnf`, are calls into :meth:`shared`).
 
     Grammars are cached by the schema's JSON text and the options, least recently used first
-    out once ``max_cache_bytes`` is reached. The converter is thread-safe: conversions run in
+    out once ``max_cache_bytes`` is reached; values derived from them (:meth:`derive`) share
+    the cache and its budget. The converter is thread-safe: conversions run in
     parallel, and two threads converting the same schema at once both get a correct grammar.
     """
 
@@ -277,7 +285,9 @@ class SchemaConverter:
             raise ValueError("max_cache_bytes must be a non-negative int")
         self._options = options
         self._max_bytes = max_cache_bytes
-        self._grammars: OrderedDict[tuple[str, str], Grammar] = OrderedDict()
+        # Grammars by (schema text, options key), and derived values by (_DERIVED, key); each
+        # with its size in characters, least recently used first.
+        self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
         self._bytes = 0
         self._hits = self._misses = 0
         self._lock = threading.Lock()
@@ -321,44 +331,52 @@ class SchemaConverter:
 
     def _convert(self, schema: dict[str, Any] | str | bool, options: GrammarOptions) -> Grammar:
         key = _cache_key(schema, options)
-        if key is not None:
-            with self._lock:
-                found = self._grammars.get(key)
-                if found is not None:
-                    self._grammars.move_to_end(key)
-                    self._hits += 1
-                    return found
-                self._misses += 1
-        grammar = Grammar._trusted(convert(schema, options))
-        if key is not None:
-            self._keep(key, grammar)
-        return grammar
+        if key is None:
+            return Grammar._trusted(convert(schema, options))
+        return self._kept(key, lambda: Grammar._trusted(convert(schema, options)),
+                          lambda grammar: len(key[0]) + len(key[1]) + len(grammar.gbnf))
 
-    def _keep(self, key: tuple[str, str], grammar: Grammar) -> None:
-        size = len(key[0]) + len(key[1]) + len(grammar.gbnf)
-        if size > self._max_bytes:
-            return
+    def derive(self, key: Hashable, make: Callable[[], V], size: Callable[[V], int]) -> V:
+        """``make()``, kept by ``key`` with this converter's grammars and in their budget
+        (``size`` says what it counts, in characters). For values built from a grammar this
+        converter wrote, so one budget bounds them and :meth:`clear_cache` drops them."""
+        return self._kept((_DERIVED, key), make, size)
+
+    def _kept(self, key: Hashable, make: Callable[[], V], size: Callable[[V], int]) -> V:
         with self._lock:
-            if key in self._grammars:
-                return
-            self._grammars[key] = grammar
-            self._bytes += size
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+                self._hits += 1
+                return found[0]  # type: ignore[no-any-return]
+            self._misses += 1
+        value = make()  # outside the lock: conversions run in parallel
+        cost = size(value)
+        if cost > self._max_bytes:
+            return value
+        with self._lock:
+            if key in self._entries:
+                return self._entries[key][0]  # type: ignore[no-any-return]
+            self._entries[key] = (value, cost)
+            self._bytes += cost
             while self._bytes > self._max_bytes:
-                (text, opts), old = self._grammars.popitem(last=False)
-                self._bytes -= len(text) + len(opts) + len(old.gbnf)
+                _, (_, freed) = self._entries.popitem(last=False)
+                self._bytes -= freed
+        return value
 
     def clear_cache(self) -> None:
-        """Empty this converter's grammar cache and the conversion's memo tables."""
+        """Empty this converter's cache (grammars and derived values) and the memo tables."""
         with self._lock:
-            self._grammars.clear()
+            self._entries.clear()
             self._bytes = 0
         clear_memos()
 
     def cache_info(self) -> ConverterCacheInfo:
         """Hits and misses of this converter's cache, what it holds, and the memo entries."""
         with self._lock:
-            return ConverterCacheInfo(self._hits, self._misses, len(self._grammars), self._bytes,
-                             self._max_bytes, memo_entries())
+            derived = sum(1 for key in self._entries if isinstance(key, tuple) and key[0] is _DERIVED)
+            return ConverterCacheInfo(self._hits, self._misses, len(self._entries) - derived, self._bytes,
+                                      self._max_bytes, memo_entries(), derived)
 
     def __repr__(self) -> str:
         return f"SchemaConverter({self._options!r}, max_cache_bytes={self._max_bytes})"

@@ -84,6 +84,12 @@ def test_stream_and_refusal(run_example: Callable[[str], list[str]]) -> None:
     assert lines[-1].startswith(("refused:", "birth date:"))
 
 
+def test_custom_backend(run_example: Callable[[str], list[str]]) -> None:
+    city, tokens = run_example("custom_backend.py")
+    assert city == "City(city='Lisbon', country='Portugal')"
+    assert tokens.endswith(" tokens") and int(tokens.split()[0]) > 0
+
+
 def test_server_backend() -> None:
     from test_server_backend import _running_server
 

@@ -360,7 +360,7 @@ def test_a_partial_value_holds_back_a_field_whose_validator_crashes() -> None:
 
 
 async def test_items_to_skip_are_not_handed_over_but_let_the_producer_stop() -> None:
-    from structgen._generate._aio import iterate_in_thread
+    from structgen._generate._steps import iterate_in_thread
 
     skip, stopped = object(), threading.Event()
     log: list[object] = []

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from pydantic import BaseModel, Field
 
-from structgen._backends._choices import Alternative, JsonCursor
+from structgen._backends._choices import JsonCursor
+from structgen._backends._seam import Alternative
 from structgen._backends._seam import Message, SamplingSettings, Usage
 from structgen._backends.llamacpp._lookup import MAX_MATCH, DraftPolicy, lookup_draft
 from structgen._backends.llamacpp._sampling import TokenPicker, log_softmax
@@ -273,7 +274,7 @@ def test_draft_policy_follows_the_models_shape() -> None:
 
 
 def test_strings_at_the_cap_are_found_with_their_pointers() -> None:
-    from structgen._generate._llm import _strings_of_length
+    from structgen._generate._generation import _strings_of_length
 
     data = {"a/bc": ["xyz", "no"], "abc": {"k": "xyz"}, "n": 3}
     assert _strings_of_length(data, 3, "") == ["/a~1bc/0", "/abc (key)", "/abc/k"]

@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "structgen"
 #: Bottom first. An entry names a module or a package (all of its modules); the longest entry
 #: that names a module places it.
 LAYERS: list[tuple[str, ...]] = [
-    ("_errors", "_escapes", "_frozen", "_memo", "_pointers", "_type_names", "_llama_log",
+    ("_errors", "_escapes", "_frozen", "_memo", "_pointers", "_resume", "_type_names", "_llama_log",
      "_model_path"),
     ("_builtins", "_gbnf", "_embedding"),
     ("_schema.options", "_schema.gbnf"),

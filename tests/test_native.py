@@ -41,3 +41,27 @@ def test_llama_cpp_refusal_is_a_grammar_error() -> None:
 
 def test_other_root() -> None:
     assert accepts('answer ::= "yes" | "no"', "no", root="answer")
+
+
+def test_a_refused_grammar_reports_what_llama_cpp_said_about_it_alone() -> None:
+    """llama.cpp's error lines are heard per call: two threads compiling grammars without
+    their start rule at once each get their own rule's complaint, never the other's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from structgen._backends.llamacpp._grammar_state import CompiledGrammar
+    from structgen._backends.llamacpp._native import native_vocab
+
+    tables = native_vocab().tables
+
+    def refuse(name: str) -> list[str]:
+        said = []
+        for _ in range(25):
+            with pytest.raises(GrammarError) as caught:
+                CompiledGrammar(tables, 'other ::= "x"', name)
+            said.append(str(caught.value))
+        return said
+
+    with ThreadPoolExecutor(2) as pool:
+        first, second = pool.map(refuse, ["startfirst", "startsecond"])
+    assert all(s.endswith("does not contain a 'startfirst' symbol") for s in first), first[:2]
+    assert all(s.endswith("does not contain a 'startsecond' symbol") for s in second), second[:2]

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import inspect
 import typing
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any
+
+import pytest
 
 from structgen import LLM, SamplingSettings
 from structgen._backends._seam import DEFAULT_SAMPLING
-from structgen._generate._llm import GenerateOptions
+from structgen._generate._attempts import SAMPLING_KEYWORDS, Sampling
+from structgen._generate._generation import GenerateOptions
+from structgen._generate._tool_api import turn_steps
 
 SAMPLING = [f.name for f in fields(SamplingSettings)]
 
@@ -20,17 +24,20 @@ def _keywords(function: Any) -> dict[str, inspect.Parameter]:
             if p.kind is inspect.Parameter.KEYWORD_ONLY and not name.startswith("_")}
 
 
-def test_generate_options_are_the_keywords_of_a_generation() -> None:
-    keywords = _keywords(LLM._events)
-    assert set(typing.get_type_hints(GenerateOptions)) == set(keywords) - {"on_refusal"}
-    assert set(SAMPLING) <= set(keywords)
+def test_generate_options_are_the_sampling_options_and_the_conversation() -> None:
+    assert set(typing.get_type_hints(GenerateOptions)) == SAMPLING_KEYWORDS | {"system", "messages"}
+    assert set(SAMPLING) <= SAMPLING_KEYWORDS
 
 
 def test_every_call_takes_its_sampling_defaults_from_one_place() -> None:
-    for function in (LLM._events, LLM.call_tools, LLM._turn_events):
-        keywords = _keywords(function)
-        for name in SAMPLING:
-            default = keywords[name].default
-            # seed None means the LLM's own seed; the others are DEFAULT_SAMPLING's values
-            expected = None if name == "seed" else getattr(DEFAULT_SAMPLING, name)
-            assert default == expected, (function.__qualname__, name)
+    built = Sampling.of({}, seed=7, max_tokens=100, max_retries=2)
+    assert built == Sampling(replace(DEFAULT_SAMPLING, seed=7), max_tokens=100, max_retries=2)
+    # None means the LLM's own value, as the keywords document
+    assert Sampling.of({"seed": None, "max_tokens": None}, seed=7, max_tokens=100, max_retries=2) == built
+    with pytest.raises(TypeError, match="temprature"):
+        Sampling.of({"temprature": 0.5}, seed=7, max_tokens=100, max_retries=2)
+
+
+def test_the_tool_keywords_of_call_tools_are_its_operations_own() -> None:
+    public, operation = _keywords(LLM.call_tools), _keywords(turn_steps)
+    assert {name: p.default for name, p in public.items()} == {name: p.default for name, p in operation.items()}

@@ -11,7 +11,8 @@ import pytest
 from pydantic import BaseModel, Field, TypeAdapter
 
 import structgen as sg
-from structgen._backends._choices import JsonCursor, MemberRules
+from structgen._backends._choices import JsonCursor
+from structgen._backends._seam import MemberRules
 from structgen._backends.llamacpp._repeats import MAX_PERIOD, MIN_REPEATS, MIN_RUN, LoopDetector
 from structgen._generate._choice_table import member_rules
 

@@ -146,7 +146,16 @@ def test_threads_converting_at_once_get_the_serial_grammars() -> None:
     results = [pair for done in in_threads(work, range(8)) for pair in done]
     assert len(results) == 8 * 3 * len(SCHEMAS)
     assert all(text == expected[j] for j, text in results)
-    assert gc.isenabled()  # the last conversion out resumed the collector
+
+
+
+def test_conversion_leaves_the_garbage_collector_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse() -> None:
+        raise AssertionError("a conversion switched the process-wide collector off")
+
+    monkeypatch.setattr(gc, "disable", refuse)
+    SchemaConverter().clear_cache()
+    assert convert(SCHEMAS[0], GrammarOptions()) and gc.isenabled()
 
 
 def test_presets_state_every_default() -> None:
@@ -194,3 +203,44 @@ def test_structured_takes_every_option_by_name_and_no_other() -> None:
     assert named == OPTION_NAMES | PROMPT_OPTION_NAMES
     with pytest.raises(TypeError, match="unknown option"):
         structured(white_space="minified")
+
+
+def test_every_cache_of_the_front_end_is_the_converters_to_list_bound_and_clear() -> None:
+    """Output specs live in the shared converter's cache and budget; the grammar checks' and
+    tool grammars' memo tables are listed and cleared with the conversion's."""
+    from pydantic import BaseModel
+
+    from structgen._generate._output import spec_for
+    from structgen._generate._tool_formats import JSON_FORMAT
+    from structgen._tools._tool import as_tools
+
+    class Pet(BaseModel):
+        name: str
+
+    def feed(pet: str) -> str:
+        """Feed a pet."""
+        return pet
+
+    shared = SchemaConverter.shared()
+    shared.clear_cache()
+    assert shared.cache_info().memo_entries == 0
+    spec = spec_for(Pet)
+    assert spec_for(Pet) is spec and shared.cache_info().derived == 1
+    assert shared.cache_info().bytes >= 2 * len(spec.grammar.gbnf)  # the grammar and the spec
+    structgen.Grammar('root ::= "a"')  # checked: the lint's table
+    JSON_FORMAT.grammar(as_tools([feed]), max_calls=1)  # the tool grammars' table
+    assert shared.cache_info().memo_entries > 0
+    shared.clear_cache()
+    info = shared.cache_info()
+    assert (info.grammars, info.derived, info.bytes, info.memo_entries) == (0, 0, 0, 0)
+    assert spec_for(Pet) is not spec  # built again
+
+
+def test_derived_values_share_the_byte_budget() -> None:
+    converter = SchemaConverter(max_cache_bytes=100)
+    for i in range(10):
+        assert converter.derive(("k", i), lambda: "x" * 30, len) == "x" * 30
+        assert converter.cache_info().bytes <= 100
+    assert converter.cache_info().derived == 3
+    assert converter.derive("big", lambda: "y" * 101, len) == "y" * 101  # over the budget: not kept
+    assert converter.cache_info().derived == 3

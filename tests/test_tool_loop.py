@@ -8,6 +8,10 @@ and sampler are in test_tool_calls.py. The scripts are written for the word rule
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from typing import Any
+
 import pytest
 
 import structgen as sg
@@ -124,3 +128,100 @@ def test_a_budget_that_runs_out_in_a_later_call_keeps_the_whole_calls() -> None:
 def test_a_budget_that_runs_out_in_the_first_call_is_an_incomplete_output() -> None:
     with pytest.raises(sg.IncompleteOutputError):
         sg.LLM.from_backend(ScriptedBackend(cut_short('[{"name": "lookup", "argu'))).call_tools("Oslo?", [lookup], tool_choice="required")
+
+
+# -- one operation, two drivers ----------------------------------------------------------------
+
+
+class ThreadRecording(ScriptedBackend):
+    """A scripted backend that records the thread each request was made on."""
+
+    def __init__(self, *answers: str) -> None:
+        super().__init__(*answers)
+        self.threads: list[int] = []
+
+    def complete(self, request: sg.CompletionRequest) -> Any:
+        self.threads.append(threading.get_ident())
+        return super().complete(request)
+
+
+class BlockingOnly(sg.Backend):  # type: ignore[misc]
+    """Only the blocking side of the seam (what the in-process backend offers)."""
+
+    def __init__(self, script: ThreadRecording) -> None:
+        self.script = script
+
+    def complete(self, request: sg.CompletionRequest) -> Any:
+        return self.script.complete(request)
+
+    def close(self) -> None:
+        self.script.close()
+
+
+def test_arun_tools_runs_the_model_and_async_tools_on_the_event_loop() -> None:
+    where: dict[str, int] = {}
+
+    async def alookup(city: str) -> str:
+        """Look a city up."""
+        where["tool"] = threading.get_ident()
+        return f"{city} is nice"
+
+    def answer() -> tuple[sg.ToolRun[str], int]:
+        async def main() -> tuple[sg.ToolRun[str], int]:
+            run = await llm.arun_tools("Tell me about the city of paris.", [alookup], decision="words")
+            return run, threading.get_ident()
+        return asyncio.run(main())
+
+    ended = call("Atlantis").replace("lookup", "alookup")  # not grounded: the model then answers
+    backend = ThreadRecording(call("Paris").replace("lookup", "alookup"), ended, "Paris is nice.")
+    llm = sg.LLM.from_backend(backend)
+    run, loop_thread = answer()
+    assert run.output == "Paris is nice." and [r for _, r in run.calls] == ["Paris is nice"]
+    assert backend.threads == [loop_thread] * 3 and where["tool"] == loop_thread
+
+    # A backend without acomplete: the model runs in a worker thread, the async tool still here.
+    script = ThreadRecording(call("Paris").replace("lookup", "alookup"), ended, "Paris is nice.")
+    llm = sg.LLM.from_backend(BlockingOnly(script))
+    run, loop_thread = answer()
+    assert run.output == "Paris is nice."
+    assert loop_thread not in script.threads and where["tool"] == loop_thread
+
+
+def test_the_blocking_and_asyncio_drivers_run_the_same_operation() -> None:
+    scripts = (call("Paris"), call("Oslo"), call("Atlantis"), "Both are nice.")
+    blocking, native = ScriptedBackend(*scripts), ScriptedBackend(*scripts)
+    ask = "Compare the city of paris with the city of oslo."
+    ran = sg.LLM.from_backend(blocking).run_tools(ask, [lookup], decision="words")
+    aran = asyncio.run(sg.LLM.from_backend(native).arun_tools(ask, [lookup], decision="words"))
+    assert ran.output == aran.output == "Both are nice."
+    assert [r for _, r in ran.calls] == [r for _, r in aran.calls] == ["Paris is nice", "Oslo is nice"]
+    assert blocking.requests == native.requests and len(native.requests) == 4
+
+
+def test_run_tools_with_an_async_tool_works_inside_a_running_event_loop() -> None:
+    async def alookup(city: str) -> str:
+        """Look a city up."""
+        await asyncio.sleep(0)
+        return f"{city} is nice"
+
+    async def main() -> sg.ToolRun[str]:  # blocking code called from a coroutine, as in a notebook
+        backend = ScriptedBackend(*(call(city).replace("lookup", "alookup") for city in ("Paris", "Atlantis")), "Done.")
+        return sg.LLM.from_backend(backend).run_tools("Tell me about the city of paris.", [alookup], decision="words")
+
+    run = asyncio.run(main())
+    assert [r for _, r in run.calls] == ["Paris is nice"]
+
+
+def test_a_raising_tool_ends_the_run_with_the_conversation_on_both_drivers() -> None:
+    def broken(city: str) -> str:
+        """Look a city up."""
+        raise RuntimeError("down")
+
+    for driver in ("blocking", "asyncio"):
+        llm = sg.LLM.from_backend(ScriptedBackend(call("Paris").replace("lookup", "broken")))
+        with pytest.raises(sg.ToolExecutionError, match="down") as caught:
+            if driver == "blocking":
+                llm.run_tools("Tell me about the city of paris.", [broken], decision="words")
+            else:
+                asyncio.run(llm.arun_tools("Tell me about the city of paris.", [broken], decision="words"))
+        assert caught.value.messages[-1].tool_calls[0]["function"]["name"] == "broken", driver

@@ -10,6 +10,7 @@ import pytest
 
 import structgen as sg
 from structgen._backends._seam import Message, Score, ScoreRequest
+from structgen._generate._steps import finish, run_blocking
 from structgen._generate._tool_policy import CHAT_CONTEXT, Meanings, channel_scores, plan, tool_context
 from structgen._tools._tool import as_tools
 from structgen.testing import ScriptedBackend
@@ -41,8 +42,9 @@ class TopicEncoder:
 
 
 def offered(text: str, decision: str = "meaning", *, required: bool = False) -> list[str]:
-    decided = plan(decision, TOOLS, [Message("user", text)], ScriptedBackend(), Meanings(TopicEncoder()),  # type: ignore[arg-type]
-                   required=required)
+    steps = plan(decision, TOOLS, [Message("user", text)], Meanings(TopicEncoder()),  # type: ignore[arg-type]
+                 required=required)
+    decided = finish(run_blocking(steps, ScriptedBackend()))
     return [t.name for t in decided.tools]
 
 
@@ -62,7 +64,7 @@ def test_required_always_offers_the_best_fitting_tool() -> None:
 
 
 def test_model_offers_every_tool_lazily_and_keeps_what_it_writes() -> None:
-    decided = plan("model", TOOLS, [Message("user", "hi")], ScriptedBackend(), None)
+    decided = finish(run_blocking(plan("model", TOOLS, [Message("user", "hi")], None), ScriptedBackend()))
     assert decided.lazy and decided.grounding == "none" and len(decided.tools) == 2
 
 

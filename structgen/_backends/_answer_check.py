@@ -3,8 +3,8 @@ themselves (servers, scripts) check what they hand back with the pure-Python rec
 
 from __future__ import annotations
 
-import functools
 
+from .._memo import memo
 from .._errors import GrammarError
 from .._gbnf._recognizer import Recognizer
 from ._seam import Completion, CompletionRequest
@@ -26,7 +26,7 @@ def grammar_mismatch(request: CompletionRequest, completion: Completion) -> str 
     return f"text the grammar does not allow (from character {at}: {text[:120]!r})"
 
 
-@functools.lru_cache(maxsize=32)
+@memo(32)
 def _recognizer(gbnf: str, root: str) -> Recognizer | None:
     try:
         return Recognizer(gbnf, root)

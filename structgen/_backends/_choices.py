@@ -8,65 +8,23 @@ union of objects, the refusal branch), the sampler can instead score every alter
 full likelihood. A :class:`ChoiceTable` names those positions (the front end builds it from a
 JSON Schema); :class:`JsonCursor` tracks where a growing JSON text stands, including which keys
 and items each open container already holds, so the sampler can refuse to write one twice
-(:class:`MemberRules`). These are values of the backend seam: they travel in a
-:class:`~structgen.CompletionRequest`.
-
-A path is a tuple of property names and ``None`` for "any array item".
+(:class:`MemberRules`). The table and the rules are values of the backend seam
+(``_seam``): they travel in a :class:`~structgen.CompletionRequest`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-Path = tuple[str | None, ...]
-
-
-@dataclass(frozen=True)
-class Alternative:
-    """One spelling a value may start with. ``complete``: the whole value, not just its opening.
-
-    ``cues`` are natural-language openings that express the same intent: a small model that would
-    say "I'm sorry" cannot say it under a JSON grammar, so the refusal branch also counts the
-    likelihood of its usual refusal phrases, and when it is chosen, the most likely of them
-    opens its free text (the reason), which the model then continues.
-
-    ``per_token`` alternatives are compared by their mean log-likelihood per token: the total
-    favours short spellings, which decides between tool names more by length than by meaning.
-    """
-
-    text: str
-    complete: bool
-    cues: tuple[str, ...] = ()
-    per_token: bool = False  # scored by mean log-likelihood per token (names of unequal length)
-
-
-ChoiceTable = Mapping[Path, tuple[Alternative, ...]]
-
-
-@dataclass(frozen=True)
-class MemberRules:
-    """What may not repeat inside one container of a JSON answer.
-
-    Keys never repeat within one object (JSON parsers keep the last value and lose the rest).
-    Items do not repeat in arrays at ``unique`` paths (``uniqueItems``, which Pydantic writes for
-    ``set`` and ``frozenset``); only scalar items are compared. ``finite`` gives, for objects
-    and unique arrays whose keys or items come from a known finite set, how many distinct ones
-    there are: once all are written, another member could only repeat one.
-    """
-
-    unique: frozenset[Path] = frozenset()
-    finite: Mapping[Path, int] = field(default_factory=dict)
-
+from ._seam import Alternative, ChoiceTable, JsonPath, MemberRules
 
 class _Frame:
     """One open container: its kind, the current key or index, and the members seen in it."""
 
     __slots__ = ("kind", "at", "path", "seen", "unique", "limit")
 
-    def __init__(self, kind: str, path: Path, rules: MemberRules) -> None:
+    def __init__(self, kind: str, path: JsonPath, rules: MemberRules) -> None:
         self.kind = kind  # "obj" or "arr"
         self.at: str | int | None = None if kind == "obj" else 0
         self.path = path
@@ -147,7 +105,7 @@ class JsonCursor:
         return probe._watched
 
     @property
-    def value_path(self) -> Path | None:
+    def value_path(self) -> JsonPath | None:
         """The path of the value that may start at the next character (whitespace may still
         come first), or None."""
         if not self._expect_value or self._in_string or self._in_scalar or self.done:
@@ -200,7 +158,7 @@ class JsonCursor:
     def depth(self) -> int:
         return len(self._frames)
 
-    def _path(self) -> Path:
+    def _path(self) -> JsonPath:
         return tuple(None if f.kind == "arr" else f.at for f in self._frames)  # type: ignore[misc]
 
     def _reopen(self) -> None:

@@ -12,13 +12,15 @@ Each request takes the next answer of the script, in order:
 Answers are checked against the request's grammar with the pure-Python recognizer (a "length"
 or "repeat" answer as a prefix), so a script cannot pass text the real sampler could never
 produce; ``check_grammar=False`` turns that off (for lazy or token-level grammars it is off
-anyway). ``requests`` records what was asked, for assertions.
+anyway). ``requests`` records what was asked, for assertions. It answers both sides of the
+seam: ``complete`` and, for asyncio, ``acomplete``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Union
 
 from .._errors import BackendError
@@ -64,6 +66,12 @@ class ScriptedBackend:
             if mismatch is not None:
                 raise BackendError(f"request {len(self.requests)}: the script answers {mismatch}")
         return iter(events)
+
+    async def acomplete(self, request: CompletionRequest) -> AsyncIterator[Event]:
+        """:meth:`complete` for asyncio: the same script, the same checks."""
+        for event in self.complete(request):
+            await asyncio.sleep(0)  # a real server's pieces arrive between other tasks' work
+            yield event
 
     def _events(self, answer: str | Completion | Sequence[Event]) -> list[Event]:
         if isinstance(answer, str):

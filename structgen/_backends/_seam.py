@@ -11,10 +11,54 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, Union, runtime_checkable
 
-from ._choices import ChoiceTable, MemberRules
 
 Role = Literal["system", "user", "assistant", "tool"]
+"""Who says a :class:`Message`."""
 FinishReason = Literal["stop", "length", "repeat"]
+"""Why a completion ended (see :class:`Completion`)."""
+
+
+JsonPath = tuple[str | None, ...]
+"""Where a value sits in a JSON answer: property names, and None for "any array item"."""
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One spelling a value at a choice position may start with (see
+    :class:`CompletionRequest`). ``complete``: the whole value, not just its opening.
+
+    ``cues`` are natural-language openings that express the same intent: a small model that would
+    say "I'm sorry" cannot say it under a JSON grammar, so the refusal branch also counts the
+    likelihood of its usual refusal phrases, and when it is chosen, the most likely of them
+    opens its free text (the reason), which the model then continues.
+
+    ``per_token`` alternatives are compared by their mean log-likelihood per token: the total
+    favours short spellings, which decides between tool names more by length than by meaning.
+    """
+
+    text: str
+    complete: bool
+    cues: tuple[str, ...] = ()
+    per_token: bool = False  # scored by mean log-likelihood per token (names of unequal length)
+
+
+ChoiceTable = Mapping[JsonPath, tuple[Alternative, ...]]
+"""Positions whose value is one of a few whole :class:`Alternative` spellings."""
+
+
+@dataclass(frozen=True)
+class MemberRules:
+    """What may not repeat inside one container of a JSON answer.
+
+    Keys never repeat within one object (JSON parsers keep the last value and lose the rest).
+    Items do not repeat in arrays at ``unique`` paths (``uniqueItems``, which Pydantic writes for
+    ``set`` and ``frozenset``); only scalar items are compared. ``finite`` gives, for objects
+    and unique arrays whose keys or items come from a known finite set, how many distinct ones
+    there are: once all are written, another member could only repeat one.
+    """
+
+    unique: frozenset[JsonPath] = frozenset()
+    finite: Mapping[JsonPath, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -201,6 +245,7 @@ class Completion:
 
 
 Event = Union[TextDelta, Completion]
+"""What a backend's ``complete`` yields: text deltas, then one :class:`Completion`."""
 
 
 @runtime_checkable
@@ -224,6 +269,16 @@ class ScoringBackend(Protocol):
     it (an HTTP API that returns no log-probabilities) gets decisions from the other signals."""
 
     def score(self, request: ScoreRequest) -> tuple[Score, ...]: ...
+
+
+@runtime_checkable
+class TemplatedBackend(Protocol):
+    """The optional side of the seam that tells which chat template the model was trained
+    with (Jinja source). ``tool_format="auto"`` writes calls in that template's own format
+    (Hermes, Llama 3, Mistral); a backend without it gets the generic JSON format."""
+
+    @property
+    def chat_template(self) -> str | None: ...
 
 
 @runtime_checkable

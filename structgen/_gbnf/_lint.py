@@ -8,9 +8,9 @@ a stable ``code`` and a message. ``check_safe`` turns the fatal ones into a Gram
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
+from .._memo import memo
 from .._errors import GrammarError
 from ._analysis import (
     effective_max,
@@ -318,7 +318,7 @@ def check_safe(tree: GbnfGrammar | str, root: str = "root") -> GbnfGrammar:
     return tree
 
 
-@functools.lru_cache(maxsize=128)
+@memo(128)
 def _check_text(text: str, root: str) -> GbnfGrammar:
     # Grammar values check their text on construction, often the same text again; the
     # parsed tree is immutable, so it can be shared (failures are not cached).

@@ -8,10 +8,10 @@ terminates. Characters are drawn so that the text stays encodable (no surrogates
 
 from __future__ import annotations
 
-import functools
 import random
 from typing import TYPE_CHECKING
 
+from .._memo import memo
 from .._errors import GrammarError
 from ._analysis import contains_token, effective_max, reachable_rules
 from ._compile import ANY_CHAR, CharRanges
@@ -31,7 +31,7 @@ _ENCODABLE = CharRanges(((1, 0xD7FF), (0xE000, 0x10FFFF)))
 EXTRA_REPEATS = 3
 
 
-@functools.lru_cache(maxsize=4096)
+@memo(4096)
 def _drawable(node: CharClass | AnyChar) -> tuple[CharRanges, CharRanges]:
     """The encodable characters a class matches, and the printable ASCII among them."""
     if isinstance(node, AnyChar):

@@ -7,7 +7,8 @@ a backend only turns a :class:`~structgen.CompletionRequest` into text.
 
 from __future__ import annotations
 
-from ._llm import LLM, Result
+from ._generation import Result
+from ._llm import LLM
 from ._output import Refusal, structured
 
 __all__ = ["LLM", "Refusal", "Result", "structured"]

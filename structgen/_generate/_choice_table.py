@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .._backends._choices import Alternative, MemberRules, Path
+from .._backends._seam import Alternative, JsonPath, MemberRules
 
 #: How models usually begin a refusal (scored for the refusal branch; the likeliest opens the reason).
 REFUSAL_CUES = ("I'm sorry", "Sorry", "I cannot", "I can't", "I am unable", "Unfortunately")
@@ -21,20 +21,20 @@ _FREE = object()  # marks a path where some branch allows unboundedly many value
 
 def choice_table(
     schema: Mapping[str, Any], *, separators: tuple[str, str], refusal: bool
-) -> dict[Path, tuple[Alternative, ...]]:
+) -> dict[JsonPath, tuple[Alternative, ...]]:
     """Every path of ``schema`` whose value opens with one of at least two known spellings.
 
     ``separators`` are the (item, key) separators of the grammar's whitespace mode; objects are
     assumed closed (no undeclared keys), as ``Grammar.from_type`` makes them.
     """
     walker = _Walker(schema, separators)
-    found: dict[Path, Any] = {}
+    found: dict[JsonPath, Any] = {}
     walker.collect(schema, (), found, depth=0)
     if refusal:
         root = walker.openers(schema, depth=0)
         opener = Alternative("{" + json.dumps("refusal") + separators[1], False, REFUSAL_CUES)
         found[()] = _FREE if root is None else (*root, opener)
-    table: dict[Path, tuple[Alternative, ...]] = {}
+    table: dict[JsonPath, tuple[Alternative, ...]] = {}
     for path, alts in found.items():
         if alts is _FREE:
             continue
@@ -47,8 +47,8 @@ def choice_table(
 def member_rules(schema: Mapping[str, Any]) -> MemberRules:
     """The :class:`MemberRules` of ``schema``: its unique arrays and finite key and item sets."""
     walker = _Walker(schema, (", ", ": "))
-    unique: set[Path] = set()
-    finite: dict[Path, int] = {}
+    unique: set[JsonPath] = set()
+    finite: dict[JsonPath, int] = {}
     walker.members(schema, (), unique, finite, depth=0)
     return MemberRules(frozenset(unique), finite)
 
@@ -114,7 +114,7 @@ class _Walker:
         result.append(Alternative("{}", True))
         return result
 
-    def collect(self, schema: Any, path: Path, found: dict[Path, Any], depth: int) -> None:
+    def collect(self, schema: Any, path: JsonPath, found: dict[JsonPath, Any], depth: int) -> None:
         if depth > 16:
             return
         node = self.resolve(schema)
@@ -135,7 +135,7 @@ class _Walker:
 
 
     def members(
-        self, schema: Any, path: Path, unique: set[Path], finite: dict[Path, int], depth: int
+        self, schema: Any, path: JsonPath, unique: set[JsonPath], finite: dict[JsonPath, int], depth: int
     ) -> None:
         if depth > 16:
             return

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 DescribeStyle = Literal["full", "shape", "listing"]
+"""How the output type is described to the model (see :func:`structured`)."""
 STYLES: tuple[DescribeStyle, ...] = ("full", "shape", "listing")
 _MAX_DEPTH = 6
 

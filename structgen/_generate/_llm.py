@@ -7,68 +7,40 @@ turns (messages, grammar, sampling settings) into text.
 
 from __future__ import annotations
 
-import asyncio
-import json
 import os
 import threading
-import warnings
-from collections.abc import AsyncGenerator, AsyncIterator, Generator, Mapping, Sequence
+from collections.abc import AsyncIterator, Generator, Iterator, Mapping, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar, overload
+from typing import Any, Literal, TypeVar, overload
 
-from pydantic import ValidationError
-from typing_extensions import TypedDict, TypeForm, Unpack
+from typing_extensions import TypeForm, Unpack
 
-from .._backends._seam import (
-    DEFAULT_SAMPLING,
-    AsyncBackend,
-    Backend,
-    CompletionRequest,
-    Message,
-    SamplingSettings,
-    TextDelta,
-    Usage,
+from .._backends._seam import Backend, TextDelta, Usage
+from .._embedding import SentenceEncoder, embedding_model_folder
+from .._tools._calls import ToolCall, ToolRun, ToolTurn
+from .._tools._tool import ToolSource
+from ._attempts import Sampling, SamplingOptions
+from ._copied import DEFAULT_ARGUMENTS, ArgumentsName
+from ._generation import GenerateOptions, Partials, Result, generation
+from ._output import Refusal
+from ._steps import Done, Steps, finish, result_of, run_async, run_blocking
+from ._tool_api import (
+    Caller,
+    ToolFormatName,
+    PromptOrMessages,
+    ToolStreamEvent,
+    one_call,
+    run_steps,
+    tool_format_for,
+    turn_steps,
 )
-from .._errors import IncompleteOutputError, OutputValidationError, RefusalError, ValidatorError
-from .._pointers import escape_pointer_token
-from ._aio import Done, Exchange, drive, iterate_in_thread
-from ._messages import drain
-from ._output import OutputSpec, Refusal, spec_for, validation_errors
-from ._partial import PartialBuilder
-from ._tool_api import ToolCalling
-from ._warnings import outside_structgen, warn_looped
+from ._tool_calls import ToolChoice, TurnEvent
+from ._tool_policy import DEFAULT_DECISION, DecisionName, Meanings
 
 T = TypeVar("T")
-_PENDING = object()  # a streamed piece of text that completed no partial value
-OnRefusal = Literal["raise", "return"]
-MessagesArg = Sequence[Mapping[str, str] | Message] | None
 
 
-class GenerateOptions(TypedDict, total=False):
-    """The keyword arguments every generation call takes (see :meth:`LLM.generate`)."""
-
-    system: str | None
-    messages: MessagesArg
-    max_tokens: int | None
-    temperature: float
-    top_p: float
-    top_k: int
-    min_p: float
-    seed: int | None
-    max_retries: int | None
-
-
-@dataclass(frozen=True)
-class Result(Generic[T]):
-    """A generation with its bookkeeping: ``value``, the final ``text`` and ``usage``."""
-
-    value: T
-    text: str
-    usage: Usage
-
-
-class LLM(ToolCalling):
+class LLM:
     """A local model that answers with typed, validated values.
 
     ``LLM()`` loads the default model (SmolLM2-135M-Instruct); ``LLM(path)`` any GGUF file;
@@ -116,6 +88,9 @@ class LLM(ToolCalling):
         self.max_tokens = max_tokens
         self.max_retries = max_retries
         self._local = threading.local()
+        self._meanings: Meanings | None | Literal[False] = None  # False: looked for, not installed
+        self._meanings_lock = threading.Lock()
+        self._caller = Caller(self._sampling, self._meanings_encoder, self._tool_format, self._record)
 
     @classmethod
     def from_llama(
@@ -192,12 +167,7 @@ class LLM(ToolCalling):
     ) -> Result[T | Refusal]: ...
     def run(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Any:
         """Like :meth:`generate`, but returns a :class:`Result` with the text and usage."""
-        events = self._events(output_type, prompt, **kwargs)
-        while True:
-            try:
-                next(events)
-            except StopIteration as stop:
-                return stop.value
+        return finish(run_blocking(self._generation(output_type, prompt, kwargs), self.backend))
 
     # -- streaming ------------------------------------------------------------------------
 
@@ -216,33 +186,20 @@ class LLM(ToolCalling):
         validated value. Partial models hold only completed, individually validated fields
         (see ``model_fields_set``); a retry starts the partials over. Stopping early (``break``,
         ``close()``, or dropping the generator) frees the model for the next call."""
-        items = self._stream_items(output_type, prompt, **kwargs)
-        try:
-            for item in items:
-                if item is not _PENDING:
-                    yield item
-        finally:
-            items.close()  # at once, not whenever the garbage collector gets to it
-
-    def _stream_items(self, output_type: Any, prompt: str | None, **kwargs: Any) -> Generator[Any, None, None]:
-        """:meth:`stream`'s values, with ``_PENDING`` for each piece of text that completed none
-        (so a consumer in another thread can stop between any two pieces, not only at a value)."""
-        events = self._events(output_type, prompt, **kwargs)
-        partial = PartialBuilder(output_type)
+        items = run_blocking(self._generation(output_type, prompt, kwargs), self.backend)
+        partials = Partials(output_type)
         try:
             while True:
                 try:
-                    event = next(events)
+                    item = next(items)
                 except StopIteration as stop:
                     yield stop.value.value
                     return
-                if event is None:  # a retry begins
-                    partial = PartialBuilder(output_type)
-                    continue
-                value = partial.update(event.text)
-                yield _PENDING if value is None else value
+                value = partials.feed(item)
+                if value is not None:
+                    yield value
         finally:
-            events.close()  # a consumer that stops early frees the model at once
+            items.close()  # at once, not whenever the garbage collector gets to it
 
     # -- async ----------------------------------------------------------------------------
 
@@ -259,15 +216,8 @@ class LLM(ToolCalling):
     async def agenerate(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Any:
         """:meth:`generate` without blocking the event loop: natively on a backend with
         ``acomplete`` (the HTTP backends: no thread per call), else in a worker thread."""
-        if isinstance(self.backend, AsyncBackend):
-            async with aclosing(self._drive(output_type, prompt, kwargs)) as items:
-                async for item in items:
-                    if isinstance(item, Done):
-                        return item.value.value
-            raise AssertionError("drive() always ends with Done")  # pragma: no cover
-        run: Any = self.run
-        result: Result[Any] = await asyncio.to_thread(run, output_type, prompt, **kwargs)
-        self._local.usage = result.usage
+        result: Result[Any] = await self._finish_async(self._generation(output_type, prompt, kwargs))
+        self._record(result.usage)
         return result.value
 
     @overload
@@ -280,162 +230,179 @@ class LLM(ToolCalling):
         self, output_type: TypeForm[T], prompt: str | None = None, *,
         on_refusal: Literal["return"], **options: Unpack[GenerateOptions],
     ) -> AsyncIterator[T | Refusal]: ...
-    def astream(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> AsyncIterator[Any]:
+    async def astream(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> AsyncIterator[Any]:
         """:meth:`stream` for ``async for``: natively on a backend with ``acomplete``, else the
         model runs in a worker thread, which stops at the next piece of text when the consumer
         stops or is cancelled."""
-        if isinstance(self.backend, AsyncBackend):
-            return self._astream_native(output_type, prompt, kwargs)
-        return iterate_in_thread(
-            lambda: self._stream_items(output_type, prompt, **kwargs), skip=_PENDING
-        )
-
-    def _drive(
-        self, output_type: Any, prompt: str | None, kwargs: dict[str, Any]
-    ) -> AsyncGenerator[TextDelta | None | Done[Result[Any]], None]:
-        """The attempts loop of :meth:`_events` on the event loop, the backend's ``acomplete``
-        answering its requests."""
-        assert isinstance(self.backend, AsyncBackend)
-        exchange = Exchange()
-        return drive(self._events(output_type, prompt, _exchange=exchange, **kwargs), exchange, self.backend)
-
-    async def _astream_native(
-        self, output_type: Any, prompt: str | None, kwargs: dict[str, Any]
-    ) -> AsyncIterator[Any]:
-        partial = PartialBuilder(output_type)
-        async with aclosing(self._drive(output_type, prompt, kwargs)) as items:
+        partials = Partials(output_type)
+        async with aclosing(run_async(self._generation(output_type, prompt, kwargs), self.backend)) as items:
             async for item in items:
                 if isinstance(item, Done):
                     yield item.value.value
                     return
-                if item is None:  # a retry begins
-                    partial = PartialBuilder(output_type)
-                    continue
-                value = partial.update(item.text)
+                value = partials.feed(item)
                 if value is not None:
                     yield value
 
-    # -- the loop over attempts ---------------------------------------------------------------
+    # -- tools: one turn ----------------------------------------------------------------------
 
-    def _events(
-        self,
-        output_type: Any,
-        prompt: str | None,
-        *,
-        on_refusal: OnRefusal = "raise",
-        system: str | None = None,
-        messages: MessagesArg = None,
-        max_tokens: int | None = None,
-        temperature: float = DEFAULT_SAMPLING.temperature,
-        top_p: float = DEFAULT_SAMPLING.top_p,
-        top_k: int = DEFAULT_SAMPLING.top_k,
-        min_p: float = DEFAULT_SAMPLING.min_p,
-        seed: int | None = None,
-        max_retries: int | None = None,
-        _exchange: Exchange | None = None,
-    ) -> Generator[TextDelta | None, None, Result[Any]]:
-        """Yields text deltas (None when a retry starts); returns the Result. With ``_exchange``
-        the requests go to an async driver (see ``_aio.drive``) instead of ``backend.complete``."""
-        if on_refusal not in ("raise", "return"):
-            raise ValueError("on_refusal must be 'raise' or 'return'")
-        spec: OutputSpec[Any] = spec_for(output_type)
-        settings = SamplingSettings(
-            temperature=temperature, top_p=top_p, top_k=top_k, min_p=min_p,
-            seed=self.seed if seed is None else seed,
+    def call_tools(
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
+        tool_choice: ToolChoice = "auto", parallel: bool = True, max_calls: int | None = None,
+        system: str | None = None, tool_format: ToolFormatName = "auto",
+        decision: DecisionName = DEFAULT_DECISION, arguments: ArgumentsName = DEFAULT_ARGUMENTS,
+        **sampling: Unpack[SamplingOptions],
+    ) -> ToolTurn:
+        """One turn: the calls the model makes with ``tools``, or its text reply.
+
+        ``tool_choice``: "auto" (calling or answering, as ``decision`` decides), "required"
+        (at least one call), "none" (a text answer) or a tool's name (a call to that tool).
+        ``decision`` (under "auto"): "meaning" — tools scored against the request by meaning,
+        the model's judgement and shared words; none fits: an answer in words — "words" (the
+        word-overlap rules alone) or "model" (the model's own choice, never overruled); see
+        docs/tools.md, "Calling or answering".
+        ``arguments``: "free" (the model writes every value), "copied" (a free string — no
+        ``enum``, ``const``, ``pattern`` or ``format`` — may only be a run of the words of the
+        latest user message and the tool results after it) or "free_then_copied" (a call
+        refused because none of its values was said is written again as under "copied").
+        With ``parallel`` the model decides how many calls to make, at most ``max_calls``.
+        A call whose arguments fail a validator is retried with the errors fed back, up to
+        ``max_retries`` times, then ``OutputValidationError`` holds every attempt. The
+        sampling keywords (``temperature``, ``max_tokens``, ...) are :meth:`generate`'s.
+        """
+        steps = turn_steps(
+            self._caller, prompt_or_messages, tools, tool_choice=tool_choice, parallel=parallel,
+            max_calls=max_calls, system=system, tool_format=tool_format, decision=decision,
+            arguments=arguments, **sampling,
         )
-        budget = self.max_tokens if max_tokens is None else max_tokens
-        retries = self.max_retries if max_retries is None else max_retries
-        if budget < 1 or retries < 0:
-            raise ValueError("max_tokens must be >= 1 and max_retries >= 0")
-        conversation = spec.conversation(prompt, system=system, messages=messages)
-        usage = Usage()
-        attempts: list[tuple[str, Any]] = []
-        for attempt in range(retries + 1):
-            if attempt:
-                yield None
-            request = CompletionRequest(
-                messages=tuple(conversation), gbnf=spec.grammar.gbnf, root=spec.grammar.root,
-                max_tokens=budget, sampling=settings, choices=spec.choices, members=spec.members,
-            )
-            completion = yield from (
-                _exchange.ask(request) if _exchange is not None else drain(self.backend.complete(request))
-            )
-            usage = usage + completion.usage
-            self._local.usage = usage
-            if completion.finish_reason == "length":
-                raise IncompleteOutputError(
-                    f"{completion.length_cause(budget)} before the answer was complete",
-                    text=completion.text, usage=usage,
-                )
-            if completion.finish_reason == "repeat":
-                raise IncompleteOutputError(
-                    f"{completion.detail}; the answer was stopped there", text=completion.text, usage=usage
-                )
-            reason = spec.refusal_reason(completion.text)
-            if reason is not None:
-                if on_refusal == "return":
-                    return Result(Refusal(reason), completion.text, usage)
-                raise RefusalError(reason, text=completion.text, usage=usage)
-            try:
-                value = spec.validate(completion.text)
-            except ValidationError as error:
-                attempts.append((completion.text, validation_errors(error)))
-                conversation = [*conversation, *_feedback(completion.text, error)]
-                continue
-            except Exception as error:  # a bug in a validator: retrying cannot fix it
-                raise ValidatorError(
-                    f"a validator raised {type(error).__name__}: {error}",
-                    text=completion.text, usage=usage,
-                ) from error
-            _warn_if_capped(completion.text, spec.options.grammar.max_string_length)
-            warn_looped(completion.loops)
-            return Result(value, completion.text, usage)
-        raise OutputValidationError(
-            f"{len(attempts)} attempt(s) produced no valid value; last errors: {attempts[-1][1]}",
-            attempts=attempts, usage=usage,
-        )
+        return finish(run_blocking(steps, self.backend))
 
+    def call_tool(
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
+        tool_choice: Literal["required"] | str = "required", **options: Any,
+    ) -> ToolCall:
+        """Exactly one call (to any of ``tools``, or to the one named by ``tool_choice``)."""
+        turn = self.call_tools(prompt_or_messages, tools, **one_call(tool_choice, options))
+        return turn.calls[0]
 
-def _warn_if_capped(text: str, cap: int | None) -> None:
-    """Warn when a string of the answer is exactly ``max_string_length`` long: the grammar may
-    have closed it before the model was done (valid, but maybe cut short)."""
-    if cap is None:
-        return
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return  # a raw (unquoted) root string
-    at = _strings_of_length(data, cap, "")
-    if at:
-        warnings.warn(
-            f"{', '.join(at)}: exactly max_string_length={cap} characters, so the model may "
-            "have been cut off; raise it with @structgen.structured(max_string_length=...) or "
-            "declare Field(max_length=...)", UserWarning, stacklevel=outside_structgen(),
-        )
+    def stream_tools(
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Any
+    ) -> Iterator[ToolStreamEvent]:
+        """:meth:`call_tools`, streamed: text deltas of a reply, :class:`ArgumentsDelta` pieces of
+        the call being written, each :class:`ToolCall` once its JSON is complete and validated,
+        and finally the :class:`ToolTurn`. ``None`` is never yielded; a retry starts the calls
+        over (calls yielded before it are superseded by the final turn's)."""
+        events = run_blocking(turn_steps(self._caller, prompt_or_messages, tools, **options), self.backend)
+        try:
+            while True:
+                try:
+                    event = next(events)
+                except StopIteration as stop:
+                    yield stop.value
+                    return
+                if event is not None:
+                    yield event
+        finally:
+            events.close()
 
+    async def acall_tools(
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Any
+    ) -> ToolTurn:
+        """:meth:`call_tools` without blocking the event loop: natively on a backend with
+        ``acomplete``, else the model runs in a worker thread."""
+        turn: ToolTurn = await self._finish_async(turn_steps(self._caller, prompt_or_messages, tools, **options))
+        self._record(turn.usage)
+        return turn
 
-def _strings_of_length(data: Any, length: int, pointer: str) -> list[str]:
-    """JSON pointers of the strings (values and keys) in ``data`` with exactly ``length`` characters."""
-    if isinstance(data, str):
-        return [pointer or "/"] if len(data) == length else []
-    found: list[str] = []
-    if isinstance(data, dict):
-        for key, value in data.items():
-            here = f"{pointer}/{escape_pointer_token(key)}"
-            if len(key) == length:
-                found.append(f"{here} (key)")
-            found += _strings_of_length(value, length, here)
-    elif isinstance(data, list):
-        for i, item in enumerate(data):
-            found += _strings_of_length(item, length, f"{pointer}/{i}")
-    return found
+    async def acall_tool(
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
+        tool_choice: Literal["required"] | str = "required", **options: Any,
+    ) -> ToolCall:
+        """:meth:`call_tool` without blocking the event loop."""
+        turn = await self.acall_tools(prompt_or_messages, tools, **one_call(tool_choice, options))
+        return turn.calls[0]
 
+    async def astream_tools(
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Any
+    ) -> AsyncIterator[ToolStreamEvent]:
+        """:meth:`stream_tools` for ``async for``."""
+        steps = turn_steps(self._caller, prompt_or_messages, tools, **options)
+        async with aclosing(run_async(steps, self.backend)) as items:
+            async for item in items:
+                if isinstance(item, Done):
+                    yield item.value
+                elif item is not None:
+                    yield item
 
-def _feedback(text: str, error: ValidationError) -> list[Message]:
-    problems = "\n".join(
-        f"- {'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in validation_errors(error)
-    )
-    return [
-        Message("assistant", text),
-        Message("user", f"That answer is invalid:\n{problems}\nAnswer again with corrected JSON."),
-    ]
+    # -- tools: the agent loop --------------------------------------------------------------
+
+    @overload
+    def run_tools(
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
+        output_type: None = None, max_rounds: int = ..., **options: Any,
+    ) -> ToolRun[str]: ...
+    @overload
+    def run_tools(
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
+        output_type: TypeForm[T], max_rounds: int = ..., **options: Any,
+    ) -> ToolRun[T]: ...
+    def run_tools(
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
+        output_type: Any = None, max_rounds: int = 8, **options: Any,
+    ) -> ToolRun[Any]:
+        """Call tools and run them until the model answers; the answer is typed with
+        ``output_type`` (a turn that only repeats calls already made then asks for the final
+        answer). A turn's calls run concurrently. Raises ToolExecutionError when a tool
+        raises, MaxRoundsError after ``max_rounds`` rounds of calls."""
+        steps = run_steps(self._caller, prompt_or_messages, tools, output_type, max_rounds, options)
+        return finish(run_blocking(steps, self.backend))
+
+    @overload
+    async def arun_tools(
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
+        output_type: None = None, max_rounds: int = ..., **options: Any,
+    ) -> ToolRun[str]: ...
+    @overload
+    async def arun_tools(
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
+        output_type: TypeForm[T], max_rounds: int = ..., **options: Any,
+    ) -> ToolRun[T]: ...
+    async def arun_tools(
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
+        output_type: Any = None, max_rounds: int = 8, **options: Any,
+    ) -> ToolRun[Any]:
+        """:meth:`run_tools` on the event loop: tools (async ones awaited) run here; the model
+        runs here too on a backend with ``acomplete``, else in a worker thread."""
+        steps = run_steps(self._caller, prompt_or_messages, tools, output_type, max_rounds, options)
+        run: ToolRun[Any] = await self._finish_async(steps)
+        return run
+
+    # -- what the operations need -------------------------------------------------------------
+
+    def _generation(
+        self, output_type: Any, prompt: str | None, options: Mapping[str, Any]
+    ) -> Steps[TextDelta | None, Result[Any]]:
+        return generation(output_type, prompt, options, self._sampling, self._record)
+
+    async def _finish_async(self, steps: Steps[Any, Any]) -> Any:
+        """The result of an operation driven on the event loop (see ``_steps.run_async``)."""
+        async with aclosing(run_async(steps, self.backend)) as items:
+            return await result_of(items)
+
+    def _sampling(self, options: Mapping[str, Any]) -> Sampling:
+        return Sampling.of(options, seed=self.seed, max_tokens=self.max_tokens, max_retries=self.max_retries)
+
+    def _record(self, usage: Usage) -> None:
+        self._local.usage = usage
+
+    def _tool_format(self, name: ToolFormatName) -> Any:
+        return tool_format_for(self.backend, name)
+
+    def _meanings_encoder(self) -> Meanings | None:
+        """The sentence encoder that compares requests with tools by meaning, loaded on first
+        use; None without the optional model (``structgen[embeddings]``: docs/tools.md)."""
+        with self._meanings_lock:
+            if self._meanings is None:
+                folder = embedding_model_folder()
+                self._meanings = False if folder is None else Meanings(SentenceEncoder(folder))
+            return None if self._meanings is False else self._meanings

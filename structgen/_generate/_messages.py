@@ -1,28 +1,13 @@
-"""From what a caller says to the messages a request carries, and from a backend's events
-back to its completion: the front end's side of the backend seam."""
+"""From what a caller says to the messages a request carries."""
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._backends._seam import Completion, Event, Message, Role, TextDelta
-from .._errors import BackendError
+from .._backends._seam import Message, Role
 
 _ROLES: dict[str, Role] = {"system": "system", "user": "user", "assistant": "assistant", "tool": "tool"}
-
-
-def drain(events: Iterator[Event]) -> Generator[TextDelta, None, Completion]:
-    """Re-yield a backend's text deltas; return its completion (BackendError if none came)."""
-    completion: Completion | None = None
-    for event in events:
-        if isinstance(event, TextDelta):
-            yield event
-        elif isinstance(event, Completion):
-            completion = event
-    if completion is None:
-        raise BackendError("the backend ended without a completion")
-    return completion
 
 
 def as_message(item: Mapping[str, Any] | Message) -> Message:

@@ -1,23 +1,21 @@
 """What to generate for an output type: its grammar, validator, prompt hint and choice points.
 
 An :class:`OutputSpec` is built once per (type, options) and cached — on the class itself for
-``@structured`` classes, in a bounded module cache otherwise; its grammar comes from the shared
-:class:`~structgen.SchemaConverter`, which caches grammars by schema and options.
+``@structured`` classes, otherwise in the shared :class:`~structgen.SchemaConverter`'s cache
+beside the grammar it holds, under the converter's byte budget.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Generic, Literal, TypeVar, overload
 
 from pydantic import TypeAdapter, ValidationError
 
-from .._backends._choices import ChoiceTable, MemberRules
-from .._backends._seam import Message
+from .._backends._seam import ChoiceTable, MemberRules, Message
+from .._grammar import SchemaConverter
 from .._schema.options import (
     OPTION_NAMES,
     PRESETS,
@@ -35,15 +33,10 @@ C = TypeVar("C")
 
 _SPEC_ATTRIBUTE = "__structgen_output__"
 HintPlacement = Literal["system", "before_prompt", "after_prompt"]
+"""Where the output type's instructions go: a system message, or before or after the prompt."""
 PLACEMENTS: tuple[HintPlacement, ...] = ("system", "before_prompt", "after_prompt")
 #: The description style ``describe=True`` means.
 DEFAULT_DESCRIBE_STYLE: DescribeStyle = "full"
-
-#: Specs kept for types that are not ``@structured`` (least recently used out first).
-MAX_CACHED_SPECS = 256
-_cache: OrderedDict[Any, OutputSpec[Any]] = OrderedDict()
-_cache_lock = threading.Lock()
-
 
 @dataclass(frozen=True)
 class Refusal:
@@ -98,7 +91,6 @@ class OutputSpec(Generic[T]):
     """A type ready for generation: grammar (GBNF + root), validator, description, choices."""
 
     def __init__(self, output_type: Any, options: OutputOptions) -> None:
-        from .._grammar import SchemaConverter
         from .._types import json_schema_of
 
         self.output_type = output_type
@@ -193,17 +185,9 @@ def spec_for(output_type: Any, options: OutputOptions | None = None) -> OutputSp
         hash(key)
     except TypeError:
         return OutputSpec(output_type, options)
-    with _cache_lock:
-        spec = _cache.get(key)
-        if spec is not None:
-            _cache.move_to_end(key)
-            return spec
-    spec = OutputSpec(output_type, options)
-    with _cache_lock:
-        spec = _cache.setdefault(key, spec)
-        while len(_cache) > MAX_CACHED_SPECS:
-            _cache.popitem(last=False)
-    return spec
+    return SchemaConverter.shared().derive(
+        ("output", key), lambda: OutputSpec(output_type, options), lambda spec: len(spec.grammar.gbnf)
+    )
 
 
 #: The prompting options of ``structured()`` (beside the grammar options).

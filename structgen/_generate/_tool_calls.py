@@ -25,20 +25,21 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from .._backends._choices import MemberRules
-from .._backends._seam import Backend, Completion, CompletionRequest, Message, SamplingSettings, TextDelta, Usage
-from .._errors import IncompleteOutputError, OutputValidationError, ValidatorError
+from .._backends._seam import Completion, CompletionRequest, MemberRules, Message, TextDelta, Usage
+from .._errors import BackendError, IncompleteOutputError, ValidatorError
 from .._tools._calls import ArgumentsDelta, ToolCall, ToolTurn
 from .._tools._tool import Tool
+from ._attempts import Attempts, Sampling
 from ._output import validation_errors
 from ._copied import ARGUMENTS, DEFAULT_ARGUMENTS, ArgumentsName, argument_tries
 from ._tool_decision import canonical, grounded
 from ._tool_policy import DEFAULT_DECISION, DECISIONS, DecisionName, Meanings, Plan, plan
 from ._tool_formats import JSON_FORMAT, ToolFormat
-from ._messages import drain
+from ._steps import PULL, SHUT, Open, Steps, complete
 from ._warnings import warn_looped
 
 ToolChoice = Literal["auto", "required", "none"] | str
+"""Whether a turn calls: "auto", "required", "none", or the name of the tool to call."""
 
 _ID_CHARS = string.ascii_letters + string.digits
 
@@ -51,9 +52,7 @@ class TurnSettings:
     tool_choice: ToolChoice
     parallel: bool
     max_calls: int
-    max_tokens: int
-    max_retries: int
-    sampling: SamplingSettings
+    sampling: Sampling
     format: ToolFormat = JSON_FORMAT
     decision: DecisionName = DEFAULT_DECISION
     arguments: ArgumentsName = DEFAULT_ARGUMENTS
@@ -84,24 +83,24 @@ TurnEvent = TextDelta | ArgumentsDelta | ToolCall | None  # None: a retry starts
 
 
 def run_turn(
-    backend: Backend, conversation: Sequence[Message], settings: TurnSettings,
-    meanings: Meanings | None = None,
-) -> Generator[TurnEvent, None, ToolTurn]:
-    """Yields the turn's text deltas, argument deltas and calls as they complete; returns it.
-    ``meanings`` compares requests and tools by meaning (None: without sentence embeddings)."""
+    conversation: Sequence[Message], settings: TurnSettings, meanings: Meanings | None = None,
+) -> Steps[TurnEvent, ToolTurn]:
+    """Yields the turn's text deltas, argument deltas and calls as they complete, and its
+    backend requests (see ``_steps``); returns the turn. ``meanings`` compares requests and
+    tools by meaning (None: without sentence embeddings)."""
     fmt = settings.format
     usage = Usage()
     decided = Plan(settings.callable_tools, grounding="none")
     if settings.tool_choice in ("auto", "required"):
         required = settings.tool_choice == "required"
-        decided = plan(settings.decision, decided.tools, conversation, backend, meanings, required=required)
+        decided = yield from plan(settings.decision, decided.tools, conversation, meanings, required=required)
     if decided.tools:
         messages, template_tools = fmt.render(conversation, decided.tools)  # the model sees what it may call
         fully = decided.grounding == "every"
         keep = None if decided.grounding == "none" else (lambda call: grounded([call], conversation, fully=fully))
         for grammar_tools in argument_tries(settings.arguments, decided.tools, conversation):
             try:
-                turn = yield from _call_turn(backend, messages, template_tools, settings, decided, keep, grammar_tools)
+                turn = yield from _call_turn(messages, template_tools, settings, decided, keep, grammar_tools)
             except IncompleteOutputError as error:
                 if settings.tool_choice != "auto":
                     raise
@@ -117,7 +116,11 @@ def run_turn(
     # tools, small models write about calls instead of answering. Native templates keep the
     # tools (some cannot render the calls in the history without them).
     reply_messages, reply_tools = fmt.render(conversation, settings.tools if fmt.native else ())
-    completion = yield from _stream_text(backend, reply_messages, reply_tools, settings, _text_gbnf(fmt))
+    request = CompletionRequest(
+        messages=tuple(reply_messages), gbnf=_text_gbnf(fmt), max_tokens=settings.sampling.max_tokens,
+        sampling=settings.sampling.settings, tools=reply_tools,
+    )
+    completion = yield from complete(request)
     usage = usage + completion.usage
     return ToolTurn([], completion.text, usage, completion.text, completion.finish_reason != "stop")
 
@@ -130,104 +133,72 @@ def _text_gbnf(fmt: ToolFormat) -> str:
 
 
 def _call_turn(
-    backend: Backend, messages: list[Message], template_tools: tuple[dict[str, Any], ...],
+    messages: list[Message], template_tools: tuple[dict[str, Any], ...],
     settings: TurnSettings, decided: Plan, keep: Callable[[ToolCall], bool] | None,
     grammar_tools: Sequence[Tool] | None = None,
-) -> Generator[TurnEvent, None, ToolTurn]:
+) -> Steps[TurnEvent, ToolTurn]:
     """The turn's calls; with ``keep``, the turn ends before the first call it refuses. Under
     a lazy plan the model may answer in words instead: the turn then holds its text."""
     fmt = settings.format
-    usage = Usage()
+    budget = settings.sampling.max_tokens
     tools = decided.tools
     grammar, choices = fmt.grammar(grammar_tools or tools, max_calls=settings.max_calls if settings.parallel else 1)
     triggers = (re.escape(fmt.opener),) if decided.lazy else ()
-    attempts: list[tuple[str, Any]] = []
-    for attempt in range(settings.max_retries + 1):
+    attempts = Attempts(messages, settings.sampling.max_retries, "call")
+    for attempt in attempts:
         truncated = False
         if attempt:
             yield None
         request = CompletionRequest(
-            messages=tuple(messages), gbnf=grammar.gbnf, root=grammar.root,
-            max_tokens=settings.max_tokens, sampling=settings.sampling, choices=choices,
+            messages=tuple(attempts.conversation), gbnf=grammar.gbnf, root=grammar.root,
+            max_tokens=budget, sampling=settings.sampling.settings, choices=choices,
             tools=template_tools, members=None if fmt.native or triggers else MemberRules(),
             triggers=triggers,
         )
         reader = _CallReader(fmt, tools, keep)
         completion: Completion | None = None
-        events = backend.complete(request)
+        yield Open(request)
         try:
-            for event in events:
-                if isinstance(event, TextDelta):
-                    yield event
-                    yield from reader.feed(event.text)
-                    if reader.cut is not None:
-                        break  # the turn ends before a repeated (or, under auto, ungrounded) call
-                elif isinstance(event, Completion):
+            while (event := (yield PULL)) is not None:
+                if isinstance(event, Completion):
                     completion = event
+                    continue
+                yield event
+                yield from reader.feed(event.text)
+                if reader.cut is not None:
+                    break  # the turn ends before a repeated (or, under auto, ungrounded) call
         except ValidatorError as error:  # a tool's validator crashed: no retry can help
-            error.usage = usage + Usage(attempts=1)  # this attempt's tokens are not counted yet
+            error.usage = attempts.usage + Usage(attempts=1)  # this attempt's tokens are not counted yet
             raise
-        finally:
-            close = getattr(events, "close", None)
-            if close is not None:
-                close()
+        yield SHUT
         if reader.cut is not None:
-            usage = usage + (completion.usage if completion is not None else Usage(attempts=1))
+            attempts.spend(completion.usage if completion is not None else Usage(attempts=1))
             if not reader.calls:
-                return ToolTurn([], None, usage, reader.text)
+                return ToolTurn([], None, attempts.usage, reader.text)
             text = reader.text[: reader.cut] + fmt.after
         else:
             if completion is None:
-                from .._errors import BackendError
-
                 raise BackendError("the backend ended without a completion")
-            usage = usage + completion.usage
+            attempts.spend(completion.usage)
             truncated = completion.finish_reason != "stop"
             if triggers and fmt.opener not in completion.text:  # the model answered in words
-                return ToolTurn([], completion.text, usage, completion.text, truncated)
+                return ToolTurn([], completion.text, attempts.usage, completion.text, truncated)
             if truncated and reader.calls:  # the budget ran out in a later call: keep the whole ones
                 text = reader.text[: reader.unfinished_start()] + fmt.after
             else:
-                _check_complete(completion, settings, usage)
+                attempts.check(completion, budget)
                 text = completion.text
             warn_looped(completion.loops)
         try:
             calls = _validated(fmt, tools, text, reader.calls)
         except ValidatorError as error:
-            error.usage = usage
+            error.usage = attempts.usage
             raise
         except _InvalidCall as invalid:
-            attempts.append((text, invalid.errors))
-            messages = [*messages, *_feedback(text, invalid.errors)]
+            attempts.reject(text, invalid.errors)
             continue
-        return ToolTurn(calls, None, usage, text, truncated)
-    raise OutputValidationError(
-        f"{len(attempts)} attempt(s) produced no valid call; last errors: {attempts[-1][1]}",
-        attempts=attempts, usage=usage,
-    )
-
-
-def _stream_text(
-    backend: Backend, messages: Sequence[Message], tools: tuple[dict[str, Any], ...],
-    settings: TurnSettings, gbnf: str,
-) -> Generator[TextDelta, None, Completion]:
-    request = CompletionRequest(
-        messages=tuple(messages), gbnf=gbnf, max_tokens=settings.max_tokens,
-        sampling=settings.sampling, tools=tools,
-    )
-    return (yield from drain(backend.complete(request)))
-
-
-def _check_complete(completion: Completion, settings: TurnSettings, usage: Usage) -> None:
-    if completion.finish_reason == "length":
-        raise IncompleteOutputError(
-            f"{completion.length_cause(settings.max_tokens)} before the turn was complete",
-            text=completion.text, usage=usage,
-        )
-    if completion.finish_reason == "repeat":
-        raise IncompleteOutputError(
-            f"{completion.detail}; the turn was stopped there", text=completion.text, usage=usage
-        )
+        return ToolTurn(calls, None, attempts.usage, text, truncated)
+    raise attempts.exhausted()
 
 
 class _InvalidCall(Exception):
@@ -262,14 +233,6 @@ def _validated(
     if errors:
         raise _InvalidCall(errors)
     return calls
-
-
-def _feedback(text: str, errors: list[dict[str, Any]]) -> list[Message]:
-    problems = "\n".join(f"- {'.'.join(str(p) for p in e['loc']) or '(call)'}: {e['msg']}" for e in errors)
-    return [
-        Message("assistant", text),
-        Message("user", f"That call is invalid:\n{problems}\nCall again with corrected arguments."),
-    ]
 
 
 def new_call_id() -> str:

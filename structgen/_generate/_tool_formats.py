@@ -18,14 +18,14 @@ always followed by that tool's own arguments.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .._backends._choices import ChoiceTable
+from .._memo import memo
+from .._backends._seam import ChoiceTable
 from .._backends._seam import Message
 from .._errors import GrammarError
 from .._gbnf import parse_gbnf
@@ -148,7 +148,7 @@ class ToolFormat:
         return cut
 
 
-@functools.lru_cache(maxsize=64)
+@memo(64)
 def _turn_grammar(
     fmt: ToolFormat, tools: tuple[tuple[str, str], ...], max_calls: int
 ) -> tuple[Grammar, ChoiceTable | None]:

@@ -31,8 +31,9 @@ from typing import Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from .._backends._seam import Backend, Message, ScoreRequest, ScoringBackend
+from .._backends._seam import Backend, Message, ScoreRequest
 from .._tools._tool import Tool
+from ._steps import Steps, finish, run_blocking, score
 from ._tool_decision import relevant_tools, said, shared_words, tool_text
 
 DecisionName = Literal["meaning", "words", "model"]
@@ -134,27 +135,35 @@ class Meanings:
 
 
 def channel_scores(backend: Backend, request: str, tools: Sequence[Tool]) -> list[float] | None:
+    """:func:`channel_steps` answered by ``backend`` (blocking)."""
+    return finish(run_blocking(channel_steps(request, tools), backend))
+
+
+def channel_steps(request: str, tools: Sequence[Tool]) -> Steps[None, list[float] | None]:
     """For each tool, how much its description raises the model's likelihood of the request:
     the mean log-likelihood per token of the request after :func:`tool_context`, less the same
     after :data:`CHAT_CONTEXT`. None when the backend cannot score text."""
-    if not isinstance(backend, ScoringBackend) or not request.strip():
+    if not request.strip():
         return None
     asked = (" " + request.strip(),)
-    base = backend.score(ScoreRequest(CHAT_CONTEXT, asked))[0]
+    base = yield from score(ScoreRequest(CHAT_CONTEXT, asked))
+    if base is None:
+        return None
     scores = []
     for tool in tools:
-        scored = backend.score(ScoreRequest(tool_context(tool), asked))[0]
-        scores.append(scored.per_token - base.per_token)
+        scored = yield from score(ScoreRequest(tool_context(tool), asked))
+        assert scored is not None  # a backend scores all requests or none
+        scores.append(scored[0].per_token - base[0].per_token)
     return scores
 
 
 def weigh(
-    tools: Sequence[Tool], conversation: Sequence[Message], backend: Backend, meanings: Meanings | None
-) -> list[Evidence]:
+    tools: Sequence[Tool], conversation: Sequence[Message], meanings: Meanings | None
+) -> Steps[None, list[Evidence]]:
     """Every tool's evidence against the latest request, best fitting first."""
     request = said(conversation, tool_results=False)
     similarity = meanings.similarities(request, tools) if meanings is not None else None
-    channel = channel_scores(backend, request, tools)
+    channel = yield from channel_steps(request, tools)
     weights = FITTED[(similarity is not None, channel is not None)]
     found = []
     for i, tool in enumerate(tools):
@@ -169,9 +178,9 @@ def weigh(
 
 
 def plan(
-    decision: DecisionName, tools: Sequence[Tool], conversation: Sequence[Message], backend: Backend,
+    decision: DecisionName, tools: Sequence[Tool], conversation: Sequence[Message],
     meanings: Meanings | None, *, required: bool = False,
-) -> Plan:
+) -> Steps[None, Plan]:
     """What ``decision`` settles for a turn before anything is written: under
     ``tool_choice="auto"``, or with ``required`` (a call must be made: only which tools)."""
     if decision == "model" or len(tools) < 2 and required:
@@ -183,7 +192,7 @@ def plan(
         return Plan(relevant, "some") if relevant else Plan(list(tools), "every")
     if not tools:
         return Plan([])
-    ranked = weigh(tools, conversation, backend, meanings)
+    ranked = yield from weigh(tools, conversation, meanings)
     best = ranked[0].score
     if best <= 0 and not required:
         return Plan([])
@@ -198,5 +207,5 @@ def probability(score: float) -> float:
 
 __all__ = [
     "CHAT_CONTEXT", "DECISIONS", "DEFAULT_DECISION", "DecisionName", "Evidence", "Meanings", "Plan",
-    "channel_scores", "plan", "probability", "tool_context", "weigh",
+    "channel_scores", "channel_steps", "plan", "probability", "tool_context", "weigh",
 ]

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import gc
 import json
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from .._errors import SchemaError, StructgenError, UnsupportedSchemaError
@@ -39,53 +35,18 @@ def convert(schema: Any, options: GrammarOptions) -> str:
     document = _load(schema)
     if not isinstance(document, (dict, bool)):
         raise SchemaError("a JSON Schema must be an object or a boolean")
-    with _collector_paused():
-        outcome = _convert_or_explain(document, options)
+    outcome = _convert_or_explain(document, options)
     if isinstance(outcome, StructgenError):
         raise outcome
     return outcome
-
-
-_pauses = 0  # conversions running now, in any thread
-_pauses_lock = threading.Lock()
-_collector_was_enabled = False
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Hold off the cyclic garbage collector while grammars are built.
-
-    This is the one place the constraint is explained. A conversion allocates many short-lived
-    containers and creates no reference cycles (its structures are freed by reference counting),
-    yet those allocations trigger full collections whose cost is proportional to everything else
-    the process holds: with a large heap they took a fifth of the conversion time. So the
-    conversion's modules keep no cycles (and may rely on that), and the collector is paused
-    for as long as any thread converts: the first conversion in pauses it (if it ran), the last
-    one out resumes it, and only once its structures are gone, since the collection that
-    resuming sets off would otherwise walk all of them just before they die.
-    """
-    global _pauses, _collector_was_enabled
-    with _pauses_lock:
-        if _pauses == 0:
-            _collector_was_enabled = gc.isenabled()
-            gc.disable()
-        _pauses += 1
-    try:
-        yield
-    finally:
-        with _pauses_lock:
-            _pauses -= 1
-            if _pauses == 0 and _collector_was_enabled:
-                gc.enable()
 
 
 def _convert_or_explain(document: Any, options: GrammarOptions) -> str | StructgenError:
     """The grammar, or the typed error to raise once this conversion's structures are gone.
 
     Raised from here, an error's traceback would hold every frame of the conversion, and so
-    every structure it built, until the caller drops the error; the collector, resumed by then,
-    would walk all of them (a typed refusal is an answer, not a crash: its message names the
-    pointer and the keyword, the frames add nothing).
+    every structure it built, until the caller drops the error (a typed refusal is an answer,
+    not a crash: its message names the pointer and the keyword, the frames add nothing).
     """
     try:
         check_meta_schema(document)  # the converter reads keywords as valid: an invalid one is named

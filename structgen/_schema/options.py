@@ -17,8 +17,11 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 Whitespace = Literal["compact", "minified", "flexible"]
+"""Whitespace between JSON tokens: one space after separators, none, or a bounded run."""
 KeyOrder = Literal["declared", "required-first", "any"]
+"""The order object keys are written in (see :class:`GrammarOptions`)."""
 PresetName = Literal["schema", "type", "generation", "tool-arguments"]
+"""The named option sets of :meth:`GrammarOptions.preset`."""
 
 #: Separators of each whitespace mode: (after comma, after colon).
 #: "compact" is what ``json.dumps`` writes by default and what chat models emit naturally.

@@ -33,6 +33,7 @@ from ._docstrings import parse_docstring
 
 F = TypeVar("F", bound=Callable[..., Any])
 ToolSource = Union["Tool", Callable[..., Any], type[BaseModel], Mapping[str, Any]]
+"""What becomes a tool: a :class:`Tool`, a typed function, a Pydantic model or an OpenAI tool dict."""
 
 #: Tool names as chat APIs accept them (dots allowed: BFCL names tools like ``math.factorial``).
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,127}")

@@ -21,7 +21,8 @@ from ..._model_path import check_model_file, default_model_path
 from ._grammar_state import CompiledGrammar, GrammarCache
 from ._lookup import DraftPolicy
 from ._lazy import Triggers, feed_constrained, run_free
-from ._loop import ConstrainedDecoder, score_continuations
+from ._choosing import score_continuations
+from ._loop import ConstrainedDecoder
 from ._prefixes import DEFAULT_PROMPT_CACHE_BYTES
 from ._runner import ContextFullError, ModelRunner
 from ._sampling import TokenPicker, log_softmax
@@ -127,6 +128,12 @@ class LlamaCppBackend:
             raise BackendError(f"llama.cpp could not load {path}: {e}") from e
         return cls(llama, owns_llama=True, lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes)
 
+    @property
+    def chat_template(self) -> str | None:
+        """The Jinja source of the model's chat template (from the GGUF metadata)."""
+        source: str | None = self.template.source
+        return source
+
     def close(self) -> None:
         """Free the model; later calls raise BackendError. A generation in progress in another
         thread finishes first; one this thread holds open (an unfinished stream) keeps the
@@ -169,7 +176,7 @@ class LlamaCppBackend:
         started = time.perf_counter()
         usage = Usage(attempts=1)
         try:
-            compiled = self.compile(request.gbnf, request.root)
+            compiled = self._compile(request.gbnf, request.root)
             prompt = self.render(request.messages, request.tools)
             usage.prompt_tokens = len(prompt)
             if len(prompt) >= self.runner.n_ctx:
@@ -261,7 +268,7 @@ class LlamaCppBackend:
 
     # -- pieces -----------------------------------------------------------------------------
 
-    def compile(self, gbnf: str, root: str) -> CompiledGrammar:
+    def _compile(self, gbnf: str, root: str) -> CompiledGrammar:
         """The native grammar for (gbnf, root), parsed once and cached."""
         self._check_open()
         if "\x00" in gbnf:

@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..._errors import GrammarError
-from ..._llama_log import recent_errors
+from ..._llama_log import errors_logged
 from ._vocab import VocabTables
 
 _TOKEN_DATA = np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)], align=True)
@@ -40,10 +40,10 @@ class CompiledGrammar:
         self.tables = tables
         lib = tables.lib
         self._lib = lib
-        recent_errors.clear()
-        sampler = lib.llama_sampler_init_grammar(tables.vocab, gbnf.encode("utf-8"), root.encode("utf-8"))
+        with errors_logged() as said_lines:
+            sampler = lib.llama_sampler_init_grammar(tables.vocab, gbnf.encode("utf-8"), root.encode("utf-8"))
         if not sampler:
-            said = "; ".join(line.strip() for line in recent_errors if line.strip())
+            said = "; ".join(line.strip() for line in said_lines if line.strip())
             raise GrammarError(
                 f"llama.cpp rejected the grammar: {said or f'a parse error, or no rule named {root!r}'}"
             )

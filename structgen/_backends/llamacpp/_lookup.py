@@ -19,8 +19,11 @@ same prompt gives the same text on a busy machine and an idle one.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from ._decoding import Decoding
 
 #: A guess is made only where the last MAX_MATCH tokens occurred before: after shorter matches
 #: the guess is confirmed too rarely to pay for the batch on a CPU, and this length saved the
@@ -69,4 +72,24 @@ def lookup_draft(context: Sequence[int], length: int) -> list[int]:
     return []
 
 
-__all__ = ["CHEAP_ROWS_SHARE", "MAX_MATCH", "DraftPolicy", "lookup_draft"]
+class Drafts:
+    """The guesses of one generation, by its model's :class:`DraftPolicy`."""
+
+    def __init__(self, decoding: Decoding, policy: DraftPolicy) -> None:
+        self.decoding = decoding
+        self.policy = policy
+
+    def guess(self, tokens: list[int], head: int | None) -> list[int]:
+        """The guess after ``tokens``: ``head``, then a prompt lookup, cut to the token budget
+        and the context, before an end-of-generation token and where the grammar rejects."""
+        decoding = self.decoding
+        runner = decoding.runner
+        room = min(decoding.room - len(tokens), runner.n_ctx - runner.position - len(tokens))
+        guess = [head] if head is not None and self.policy.head else []
+        guess += lookup_draft([*runner.tokens, *tokens, *guess], self.policy.length)
+        eog = decoding.tables.eog
+        guess = list(itertools.takewhile(lambda token: token not in eog, guess[: max(room, 0)]))
+        return guess[: decoding.accepted_prefix(guess)]
+
+
+__all__ = ["CHEAP_ROWS_SHARE", "MAX_MATCH", "DraftPolicy", "Drafts", "lookup_draft"]

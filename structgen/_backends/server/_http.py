@@ -16,18 +16,22 @@ import json
 import re
 import threading
 import time
-from collections.abc import AsyncGenerator, Generator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, TypeVar, Union
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from ..._errors import BackendError, GrammarError
+from ..._resume import Done, adrive, drive
 from .._answer_check import grammar_mismatch
 from .._seam import Completion, CompletionRequest
 
+T = TypeVar("T")
+R = TypeVar("R")
 Timeout = Union[float, httpx.Timeout]
+"""Seconds for a whole request (connecting at most 10 s), or an ``httpx.Timeout``."""
 DEFAULT_TIMEOUT = 600.0
 CONNECT_TIMEOUT = 10.0  # a server that accepts no connection in 10 s is not coming
 # Idle pooled connections are dropped before servers drop them (llama-server's HTTP library
@@ -40,8 +44,9 @@ _DONE = "[DONE]"  # the data of the event that ends an OpenAI-style stream
 
 
 class HttpSession:
-    """POSTs JSON to one server: whole replies (:meth:`post`) or event streams (:meth:`events`),
-    blocking or under asyncio (:meth:`apost`, :meth:`aevents`).
+    """POSTs JSON to one server: whole replies (:meth:`post`) or event streams (:meth:`events`).
+    Each is a request flow (a generator of I/O steps, written once), run blocking by
+    :meth:`run` or under asyncio by :meth:`arun`.
 
     A request that was not run — no connection (refused, or not accepted in time), a pooled
     connection the server closed without answering, or HTTP 503 (the model still loading, no
@@ -135,134 +140,79 @@ class HttpSession:
         if pending is not None and pending[0] is asyncio.get_running_loop():
             await pending[1].aclose()
 
-    # -- blocking -----------------------------------------------------------------------------
+    # -- one request flow, two drivers ----------------------------------------------------------
 
-    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        response = self._send(path, body)
+    def run(self, flow: Flow[T, R]) -> Generator[T, None, R]:
+        """Yields the items of ``flow``, doing its I/O steps with blocking calls; returns its
+        result. A consumer that stops early closes every response at once."""
+        io = _BlockingIo(self.client())
         try:
-            content = response.read()
+            return (yield from drive(flow, _Io, io.answer, catch=httpx.HTTPError))
+        finally:
+            io.close()
+            flow.close()
+
+    async def arun(self, flow: Flow[T, R]) -> AsyncGenerator[T, None]:
+        """:meth:`run` under asyncio (the flow's result is not needed there: a backend's flow
+        yields everything it has, its completion included)."""
+        io = _AsyncIo(self.async_client())
+        try:
+            async for item in adrive(flow, _Io, io.answer, catch=httpx.HTTPError):
+                if not isinstance(item, Done):
+                    yield item
+        finally:
+            await io.aclose()
+            flow.close()
+
+    def post(self, path: str, body: dict[str, Any]) -> Flow[Any, dict[str, Any]]:
+        """POST ``body``; the reply's JSON object."""
+        response = yield from self._attempts(path, body)
+        try:
+            content = yield _Read(response)
         except httpx.HTTPError as error:
             raise self.failure(path, error) from error
-        finally:
-            response.close()
         return self._json(path, content)
 
-    def events(self, path: str, body: dict[str, Any]) -> Generator[dict[str, Any], None, None]:
-        """The JSON payloads of a server-sent-event stream, up to its ``[DONE]`` or its end."""
-        response = self._send(path, body)
+    def events(
+        self, path: str, body: dict[str, Any], read: Callable[[dict[str, Any]], Iterable[T]]
+    ) -> Flow[T, None]:
+        """POST ``body``; the JSON payloads of the server-sent-event stream that answers, up to
+        its ``[DONE]`` or its end, each handed to ``read``, whose items are yielded."""
+        response = yield from self._attempts(path, body)
         reader = _EventReader(self, path)
         try:
-            for line in response.iter_lines():
-                yield from reader.feed(line)
-                if reader.done:
-                    return
-        except httpx.HTTPError as error:
-            raise self.failure(path, error) from error
-        finally:
-            response.close()
-        yield from reader.feed("")  # the stream's end ends its last event
-
-    def _send(self, path: str, body: dict[str, Any]) -> httpx.Response:
-        """:meth:`_attempts` run with blocking calls."""
-        client = self.client()
-        steps = self._attempts(path)
-        outcome: httpx.Response | httpx.HTTPError | None = None
-        while True:
-            step = _next_step(steps, outcome)
-            if isinstance(step, _Done):
-                return step.response
-            outcome = None
-            try:
-                if isinstance(step, _Send):
-                    outcome = client.send(client.build_request("POST", path, json=body), stream=True)
-                elif isinstance(step, _Wait):
-                    time.sleep(step.seconds)
-                else:
-                    try:
-                        if step.read:
-                            step.response.read()
-                    finally:
-                        step.response.close()
-            except httpx.HTTPError as error:
-                outcome = error
-
-    # -- asyncio ------------------------------------------------------------------------------
-
-    async def apost(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        response = await self._asend(path, body)
-        try:
-            content = await response.aread()
-        except httpx.HTTPError as error:
-            raise self.failure(path, error) from error
-        finally:
-            await response.aclose()
-        return self._json(path, content)
-
-    async def aevents(self, path: str, body: dict[str, Any]) -> AsyncGenerator[dict[str, Any], None]:
-        """:meth:`events` under asyncio."""
-        response = await self._asend(path, body)
-        reader = _EventReader(self, path)
-        try:
-            async for line in response.aiter_lines():
+            while (line := (yield _Line(response))) is not None:
                 for event in reader.feed(line):
-                    yield event
+                    yield from read(event)
                 if reader.done:
-                    return
+                    break
         except httpx.HTTPError as error:
             raise self.failure(path, error) from error
-        finally:
-            await response.aclose()
-        for event in reader.feed(""):
-            yield event
-
-    async def _asend(self, path: str, body: dict[str, Any]) -> httpx.Response:
-        """:meth:`_attempts` run under asyncio."""
-        client = self.async_client()
-        steps = self._attempts(path)
-        outcome: httpx.Response | httpx.HTTPError | None = None
-        while True:
-            step = _next_step(steps, outcome)
-            if isinstance(step, _Done):
-                return step.response
-            outcome = None
-            try:
-                if isinstance(step, _Send):
-                    outcome = await client.send(client.build_request("POST", path, json=body), stream=True)
-                elif isinstance(step, _Wait):
-                    await asyncio.sleep(step.seconds)
-                else:
-                    try:
-                        if step.read:
-                            await step.response.aread()
-                    finally:
-                        await step.response.aclose()
-            except httpx.HTTPError as error:
-                outcome = error
+        yield _Close(response)
+        if not reader.done:
+            for event in reader.feed(""):  # the stream's end ends its last event
+                yield from read(event)
 
     # -- the retry policy ---------------------------------------------------------------------
 
-    def _attempts(self, path: str) -> Generator[_Step, httpx.Response | None, httpx.Response]:
-        """One POST and its retries (see the class doc), as steps that :meth:`_send` and
-        :meth:`_asend` run, so the policy is written once for both. A :class:`_Send` step is
-        answered with the response, the others with None; a step that raised an
-        ``httpx.HTTPError`` has it thrown in. Returns the response to read."""
+    def _attempts(self, path: str, body: dict[str, Any]) -> Flow[Any, httpx.Response]:
+        """One POST and its retries (see the class doc); returns the response to read."""
         for attempt in itertools.count():
             retry = attempt < self.retries
             try:
-                response = yield _SEND
+                response: httpx.Response = yield _Send(path, body)
             except httpx.HTTPError as error:
                 if not (retry and _never_arrived(error)):
                     raise self.failure(path, error) from error
             else:
-                assert response is not None  # what a _Send step is answered with
                 if response.status_code == 503 and retry:
-                    yield _Discard(response, read=False)
+                    yield _Close(response)
                 elif response.is_error:
                     try:
-                        yield _Discard(response, read=True)  # for the server's own message
+                        content = yield _Read(response)  # for the server's own message
                     except httpx.HTTPError:
-                        pass  # the status says enough
-                    raise self.status_error(path, response.status_code, response.content)
+                        content = b""  # the status says enough
+                    raise self.status_error(path, response.status_code, content)
                 else:
                     return response
             yield _Wait(_BACKOFF_SECONDS * 2**attempt)
@@ -341,44 +291,103 @@ class HttpSession:
             )
 
 
-# The steps of HttpSession._attempts: send the request; wait before the next attempt; close a
-# response that is not returned (reading its body first when ``read``), even if reading fails.
-class _Send:
+# The I/O steps of a flow: send a request (answered with the streaming response); wait before
+# the next attempt; the next line of a response (None at its end); read a whole body; close.
+class _Io:
     pass
 
 
-_SEND = _Send()
+@dataclass(frozen=True)
+class _Send(_Io):
+    path: str
+    body: dict[str, Any]
 
 
 @dataclass(frozen=True)
-class _Wait:
+class _Wait(_Io):
     seconds: float
 
 
 @dataclass(frozen=True)
-class _Discard:
+class _Line(_Io):
     response: httpx.Response
-    read: bool
 
 
 @dataclass(frozen=True)
-class _Done:
+class _Read(_Io):
     response: httpx.Response
 
 
-_Step = Union[_Send, _Wait, _Discard]
+@dataclass(frozen=True)
+class _Close(_Io):
+    response: httpx.Response
 
 
-def _next_step(
-    steps: Generator[_Step, httpx.Response | None, httpx.Response],
-    outcome: httpx.Response | httpx.HTTPError | None,
-) -> _Step | _Done:
-    """Hand the last step's outcome to ``steps`` (an HTTPError is thrown in); the next step, or
-    the response they returned."""
-    try:
-        return steps.throw(outcome) if isinstance(outcome, httpx.HTTPError) else steps.send(outcome)
-    except StopIteration as stop:
-        return _Done(stop.value)
+class _BlockingIo:
+    """How :meth:`HttpSession.run` does each I/O step (and the responses it opened)."""
+
+    def __init__(self, client: httpx.Client) -> None:
+        self.client = client
+        self.responses: list[httpx.Response] = []
+        self.lines: dict[int, Iterator[str]] = {}
+
+    def answer(self, step: _Io) -> Any:
+        if isinstance(step, _Send):
+            response = self.client.send(self.client.build_request("POST", step.path, json=step.body), stream=True)
+            self.responses.append(response)
+            return response
+        if isinstance(step, _Wait):
+            time.sleep(step.seconds)
+        elif isinstance(step, _Line):
+            if id(step.response) not in self.lines:
+                self.lines[id(step.response)] = step.response.iter_lines()
+            return next(self.lines[id(step.response)], None)
+        elif isinstance(step, (_Read, _Close)):
+            try:
+                return step.response.read() if isinstance(step, _Read) else None
+            finally:
+                step.response.close()
+        return None
+
+    def close(self) -> None:
+        for response in self.responses:
+            response.close()
+
+
+class _AsyncIo:
+    """How :meth:`HttpSession.arun` does each I/O step on the event loop."""
+
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self.client = client
+        self.responses: list[httpx.Response] = []
+        self.lines: dict[int, AsyncIterator[str]] = {}
+
+    async def answer(self, step: _Io) -> Any:
+        if isinstance(step, _Send):
+            response = await self.client.send(self.client.build_request("POST", step.path, json=step.body), stream=True)
+            self.responses.append(response)
+            return response
+        if isinstance(step, _Wait):
+            await asyncio.sleep(step.seconds)
+        elif isinstance(step, _Line):
+            if id(step.response) not in self.lines:
+                self.lines[id(step.response)] = aiter(step.response.aiter_lines())
+            return await anext(self.lines[id(step.response)], None)
+        elif isinstance(step, (_Read, _Close)):
+            try:
+                return await step.response.aread() if isinstance(step, _Read) else None
+            finally:
+                await step.response.aclose()
+        return None
+
+    async def aclose(self) -> None:
+        for response in self.responses:
+            await response.aclose()
+
+
+#: A request flow: yields items ``T`` and I/O steps (answered by :meth:`HttpSession.run` or
+#: :meth:`HttpSession.arun`), returns ``R``.
+Flow = Generator[Union[T, _Io], Any, R]
 
 
 class _EventReader:

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Iterator
-from contextlib import aclosing, closing
 from typing import Any
 
 import httpx
 
-from ._http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, HttpSession, Timeout, rooted
+from ._http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, Flow, HttpSession, Timeout, rooted
 from .._seam import Completion, CompletionRequest, Event, FinishReason, TextDelta, Usage
 
 _SERVER = "the llama.cpp server"
@@ -67,21 +66,17 @@ class LlamaServerBackend:
     # -- the seam -------------------------------------------------------------------------
 
     def complete(self, request: CompletionRequest) -> Iterator[Event]:
-        reader = _Reader(time.perf_counter())
-        prompt = self._http.post("/apply-template", _template(request)).get("prompt")
-        with closing(self._http.events("/completion", self._body(request, prompt))) as stream:
-            for event in stream:
-                yield from reader.feed(event)
-        yield self._finish(request, reader)
+        return self._http.run(self._flow(request))
 
-    async def acomplete(self, request: CompletionRequest) -> AsyncIterator[Event]:
+    def acomplete(self, request: CompletionRequest) -> AsyncIterator[Event]:
+        return self._http.arun(self._flow(request))
+
+    def _flow(self, request: CompletionRequest) -> Flow[Event, None]:
+        """The exchange for one completion, for either driver: the prompt rendered by the
+        server's template, then the completion streamed."""
         reader = _Reader(time.perf_counter())
-        prompt = (await self._http.apost("/apply-template", _template(request))).get("prompt")
-        stream = self._http.aevents("/completion", self._body(request, prompt))
-        async with aclosing(stream):  # a consumer that stops early ends the request at once
-            async for event in stream:
-                for delta in reader.feed(event):
-                    yield delta
+        prompt = (yield from self._http.post("/apply-template", _template(request))).get("prompt")
+        yield from self._http.events("/completion", self._body(request, prompt), reader.feed)
         yield self._finish(request, reader)
 
     # -- the request and its answer ---------------------------------------------------------

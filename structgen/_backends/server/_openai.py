@@ -23,16 +23,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Iterator
-from contextlib import aclosing, closing
 from typing import Any, Literal
 
 import httpx
 
 from ..._errors import BackendError
-from ._http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, HttpSession, Timeout, rooted
+from ._http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, Flow, HttpSession, Timeout, rooted
 from .._seam import Completion, CompletionRequest, Event, FinishReason, TextDelta, Usage
 
 Engine = Literal["llama-server", "vllm", "vllm-legacy", "sglang"]
+"""The server behind an OpenAI-compatible URL: it decides the field the grammar goes in."""
 _SERVERS: dict[str, str] = {
     "llama-server": "the llama.cpp server",
     "vllm": "the vLLM server",
@@ -95,19 +95,15 @@ class OpenAICompatibleBackend:
     # -- the seam -------------------------------------------------------------------------
 
     def complete(self, request: CompletionRequest) -> Iterator[Event]:
-        reader = _ChunkReader(time.perf_counter())
-        with closing(self._http.events(_PATH, self._body(request))) as stream:
-            for chunk in stream:
-                yield from reader.feed(chunk)
-        yield self._finish(request, reader)
+        return self._http.run(self._flow(request))
 
-    async def acomplete(self, request: CompletionRequest) -> AsyncIterator[Event]:
+    def acomplete(self, request: CompletionRequest) -> AsyncIterator[Event]:
+        return self._http.arun(self._flow(request))
+
+    def _flow(self, request: CompletionRequest) -> Flow[Event, None]:
+        """The exchange for one completion, for either driver."""
         reader = _ChunkReader(time.perf_counter())
-        stream = self._http.aevents(_PATH, self._body(request))
-        async with aclosing(stream):  # a consumer that stops early ends the request at once
-            async for chunk in stream:
-                for delta in reader.feed(chunk):
-                    yield delta
+        yield from self._http.events(_PATH, self._body(request), reader.feed)
         yield self._finish(request, reader)
 
     # -- the request and its answer ---------------------------------------------------------

@@ -52,7 +52,7 @@ def emit_dfa(
 
 class _StateWriter:
     """One rule per state that is entered from several places (a class: recursive closures
-    are reference cycles, see ``converter._collector_paused``)."""
+    are reference cycles; a conversion keeps none, so reference counting frees it on return)."""
 
     def __init__(self, dfa: DFA, rules: RuleSet, hint: str, final: str,
                  edges: list[list[tuple[str, int]]], indegree: list[int],

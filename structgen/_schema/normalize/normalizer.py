@@ -27,8 +27,8 @@ class Normalizer:
     def __init__(self, options: GrammarOptions, resolver: Resolver) -> None:
         self.options = options
         self.resolver = resolver
-        # A proxy, not a reference: no cycles (see converter._collector_paused), so a
-        # conversion's state is freed on return.
+        # A proxy, not a reference: no cycles, so reference counting frees a conversion's
+        # state on return (the garbage collector never has to find it).
         self.algebra = Algebra(weakref.proxy(self))
         self.dropped: list[str] = []
         self._ref_irs: dict[str, IR] = {}

@@ -81,7 +81,7 @@ def _json_trie(words: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[Name
 
 class _TrieBody(ABC):
     """The alternatives of each trie node (a class: a recursive closure is a reference cycle,
-    see ``converter._collector_paused``). Subclasses say what stands for a character reference
+    and a conversion keeps none, so reference counting frees it on return). Subclasses say what stands for a character reference
     and for a node deep enough to be a rule."""
 
     final = ""
