@@ -7,7 +7,7 @@ tool it needs (or, for no-tool requests, when no call is made). Runners, each un
 time bound, token budget and context (bench/bfcl.py's workers):
 
 - ``structgen:<decision>`` — ``LLM(model).call_tools(request, tools, decision=...)`` for each
-  decision (meaning, words, model); ``structgen:meaning/<arguments>`` also passes
+  decision (meaning, action, words, model); ``structgen:<decision>/<arguments>`` also passes
   ``arguments=`` (copied, free_then_copied);
 - ``peer`` — llama-cpp-python's ``chatml-function-calling``;
 - ``server`` — llama.cpp's own ``llama-server --jinja`` with OpenAI ``tools``.
@@ -33,13 +33,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bfcl import Bounds, model_path, start_runner  # noqa: E402
-from bench.tool_requests import HOLDOUT, TEST, TOOLS, TUNE, Kind  # noqa: E402
+from bench.tool_requests import HOLDOUT, HOLDOUT2, TEST, TOOLS, TUNE, Kind  # noqa: E402
 
-SPLITS = {"test": TEST, "holdout": HOLDOUT, "tune": TUNE}
+SPLITS = {"test": TEST, "holdout": HOLDOUT, "holdout2": HOLDOUT2, "tune": TUNE}
 from structgen._tools._tool import as_tools  # noqa: E402
 
 RUNNERS = ("structgen:meaning", "structgen:words", "structgen:model", "structgen:meaning/copied",
-           "structgen:meaning/free_then_copied", "peer", "server")
+           "structgen:meaning/free_then_copied", "structgen:action", "structgen:action/copied", "structgen:action/free_then_copied",
+           "peer", "server")
 
 
 def run(runner: str, path: str, bounds: Bounds, show: bool, split: str = "test") -> list[dict[str, Any]]:
@@ -95,7 +96,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="llama.cpp threads, every runner (a busy machine: 1)")
     parser.add_argument("--threads-batch", type=int, default=1)
     parser.add_argument("--split", choices=sorted(SPLITS), default="holdout",
-                        help="holdout: written after every choice (default); test: read once before one; "
+                        help="holdout: written after every choice up to 2026-12-03 (default); holdout2: "
+                             "written after decision='action' was chosen; test: read once before a choice; "
                              "tune: the split choices are made on")
     parser.add_argument("--json", type=Path, help="write every request's outcome here")
     parser.add_argument("--show", action="store_true", help="print each request as it finishes")

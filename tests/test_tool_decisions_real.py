@@ -44,10 +44,11 @@ def test_a_required_call_goes_to_the_tool_whose_description_fits(llm: sg.LLM) ->
     assert call.name == "convert_currency" and call.arguments.amount == 100
 
 
-# Measured, greedy, max_tokens=128: under "words" Gemma's call for this request is not grounded
-# (so it answers in words); under "model" SmolLM2 writes a sentence, then opens a call, and
-# Gemma answers in words. Whichever the model does stands: nothing overrules it.
-WORDS_CALLS = {"smollm2": ["get_forecast"], "gemma": []}
+# Measured, greedy, max_tokens=128: under "words" Gemma's first call for this request is not
+# grounded, and the default arguments="free_then_copied" writes it again from the request's
+# words (with arguments="free" it answers in words); under "model" SmolLM2 writes a sentence,
+# then opens a call, and Gemma answers in words. Whichever the model does stands.
+WORDS_CALLS = {"smollm2": ["get_forecast"], "gemma": ["get_forecast"]}
 MODEL_CHOOSES = {"smollm2": ["get_forecast"], "gemma": []}
 
 
@@ -88,3 +89,14 @@ def test_free_then_copied_writes_the_call_again_when_nothing_in_it_was_said(llm:
     turn = llm.call_tools("Where is IBM trading today?", TOOLS, arguments="free_then_copied")
     assert called(turn) == ["get_stock_price"]
     assert turn.calls[0].arguments.symbol == "IBM"
+
+
+# decision="action" with arguments="copied", greedy, max_tokens=128 (requests of the tuning
+# split, where the setting was chosen): a question that shares a tool's topic is answered in
+# words (under "meaning" with copied arguments SmolLM2 called play_music(query="the piano"));
+# a paraphrase gets the tool, filled with the user's own words.
+def test_action_answers_topic_questions_and_calls_for_requests(llm: sg.LLM) -> None:
+    asked = llm.call_tools("Who invented the piano?", TOOLS, decision="action", arguments="copied")
+    assert asked.calls == [] and asked.text
+    turn = llm.call_tools("Where is IBM trading today?", TOOLS, decision="action", arguments="copied")
+    assert [(c.name, c.arguments.symbol) for c in turn.calls][:1] == [("get_stock_price", "IBM")]

@@ -29,7 +29,7 @@ def call(city: str) -> str:
 
 def test_an_ungrounded_call_under_auto_becomes_a_reply() -> None:
     backend = ScriptedBackend(call("Atlantis"), "No tool fits.")
-    turn = sg.LLM.from_backend(backend).call_tools("Tell me about a city.", [lookup])
+    turn = sg.LLM.from_backend(backend).call_tools("Tell me about a city.", [lookup], arguments="free")
     assert turn.calls == [] and turn.text == "No tool fits."
     assert turn.usage.attempts == 2
     assert backend.requests[1].gbnf.startswith("root ::= ([^\\x5B")  # a reply cannot open a call
@@ -37,7 +37,7 @@ def test_an_ungrounded_call_under_auto_becomes_a_reply() -> None:
 
 def test_a_request_no_tool_is_about_needs_a_call_made_of_its_words() -> None:
     backend = ScriptedBackend(call("Atlantis"), "Why did the chicken cross the road?")
-    turn = sg.LLM.from_backend(backend).call_tools("Tell me a joke.", [lookup], decision="words")
+    turn = sg.LLM.from_backend(backend).call_tools("Tell me a joke.", [lookup], decision="words", arguments="free")
     assert turn.calls == [] and turn.text == "Why did the chicken cross the road?"
 
     def add(a: int, b: int) -> int:
@@ -48,8 +48,20 @@ def test_a_request_no_tool_is_about_needs_a_call_made_of_its_words() -> None:
     turn = sg.LLM.from_backend(ScriptedBackend(sum_call)).call_tools("What is 12 plus 30?", [add], decision="words")
     assert [(c.arguments.a, c.arguments.b) for c in turn.calls] == [(12, 30)]
     half = '[{"name": "add", "arguments": {"a": 12, "b": 7}}]'
-    turn = sg.LLM.from_backend(ScriptedBackend(half, "42")).call_tools("What is 12 plus 30?", [add], decision="words")
+    turn = sg.LLM.from_backend(ScriptedBackend(half, "42")).call_tools(
+        "What is 12 plus 30?", [add], decision="words", arguments="free")
     assert turn.calls == [] and turn.text == "42"
+
+
+def test_by_default_a_call_refused_as_unsaid_is_written_again_from_the_users_words() -> None:
+    """``arguments="free_then_copied"``: the second call may only copy the request's words."""
+    backend = ScriptedBackend(call("Atlantis"), call("Lima"))
+    turn = sg.LLM.from_backend(backend).call_tools("Tell me about Lima, the city.", [lookup])
+    assert [c.arguments.city for c in turn.calls] == ["Lima"] and len(backend.requests) == 2
+    assert backend.requests[0].gbnf != backend.requests[1].gbnf  # the second grammar copies
+    with pytest.raises(sg.BackendError, match="does not allow"):
+        sg.LLM.from_backend(ScriptedBackend(call("Atlantis"), call("Atlantis"))).call_tools(
+            "Tell me about Lima, the city.", [lookup])
 
 
 def test_required_calls_even_when_no_tool_seems_relevant() -> None:
@@ -168,7 +180,7 @@ def test_arun_tools_runs_the_model_and_async_tools_on_the_event_loop() -> None:
 
     def answer() -> tuple[sg.ToolRun[str], int]:
         async def main() -> tuple[sg.ToolRun[str], int]:
-            run = await llm.arun_tools("Tell me about the city of paris.", [alookup], decision="words")
+            run = await llm.arun_tools("Tell me about the city of paris.", [alookup], decision="words", arguments="free")
             return run, threading.get_ident()
         return asyncio.run(main())
 
@@ -191,8 +203,8 @@ def test_the_blocking_and_asyncio_drivers_run_the_same_operation() -> None:
     scripts = (call("Paris"), call("Oslo"), call("Atlantis"), "Both are nice.")
     blocking, native = ScriptedBackend(*scripts), ScriptedBackend(*scripts)
     ask = "Compare the city of paris with the city of oslo."
-    ran = sg.LLM.from_backend(blocking).run_tools(ask, [lookup], decision="words")
-    aran = asyncio.run(sg.LLM.from_backend(native).arun_tools(ask, [lookup], decision="words"))
+    ran = sg.LLM.from_backend(blocking).run_tools(ask, [lookup], decision="words", arguments="free")
+    aran = asyncio.run(sg.LLM.from_backend(native).arun_tools(ask, [lookup], decision="words", arguments="free"))
     assert ran.output == aran.output == "Both are nice."
     assert [r for _, r in ran.calls] == [r for _, r in aran.calls] == ["Paris is nice", "Oslo is nice"]
     assert blocking.requests == native.requests and len(native.requests) == 4
@@ -206,7 +218,8 @@ def test_run_tools_with_an_async_tool_works_inside_a_running_event_loop() -> Non
 
     async def main() -> sg.ToolRun[str]:  # blocking code called from a coroutine, as in a notebook
         backend = ScriptedBackend(*(call(city).replace("lookup", "alookup") for city in ("Paris", "Atlantis")), "Done.")
-        return sg.LLM.from_backend(backend).run_tools("Tell me about the city of paris.", [alookup], decision="words")
+        return sg.LLM.from_backend(backend).run_tools(
+            "Tell me about the city of paris.", [alookup], decision="words", arguments="free")
 
     run = asyncio.run(main())
     assert [r for _, r in run.calls] == ["Paris is nice"]

@@ -22,7 +22,7 @@ from ._tool_decision import said
 
 ArgumentsName = Literal["free", "copied", "free_then_copied"]
 ARGUMENTS: tuple[ArgumentsName, ...] = ("free", "copied", "free_then_copied")
-DEFAULT_ARGUMENTS: ArgumentsName = "free"
+DEFAULT_ARGUMENTS: ArgumentsName = "free_then_copied"
 
 #: The longest run of words a copied string may be.
 MAX_WORDS = 16

@@ -257,14 +257,16 @@ class LLM:
 
         ``tool_choice``: "auto" (calling or answering, as ``decision`` decides), "required"
         (at least one call), "none" (a text answer) or a tool's name (a call to that tool).
-        ``decision`` (under "auto"): "meaning" — tools scored against the request by meaning,
-        the model's judgement and shared words; none fits: an answer in words — "words" (the
-        word-overlap rules alone) or "model" (the model's own choice, never overruled); see
-        docs/tools.md, "Calling or answering".
+        ``decision`` (under "auto"): "action" — tools scored against the request by meaning,
+        the model's judgement, shared words and whether the request asks for an action at all;
+        none fits: an answer in words — "meaning" (the same without the last signal), "words"
+        (the word-overlap rules alone) or "model" (the model's own choice, never overruled);
+        see docs/tools.md, "Calling or answering".
         ``arguments``: "free" (the model writes every value), "copied" (a free string — no
         ``enum``, ``const``, ``pattern`` or ``format`` — may only be a run of the words of the
         latest user message and the tool results after it) or "free_then_copied" (a call
-        refused because none of its values was said is written again as under "copied").
+        refused because none of its values was said is written again as under "copied": the
+        default).
         With ``parallel`` the model decides how many calls to make, at most ``max_calls``.
         A call whose arguments fail a validator is retried with the errors fed back, up to
         ``max_retries`` times, then ``OutputValidationError`` holds every attempt. The

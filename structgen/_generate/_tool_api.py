@@ -72,7 +72,7 @@ def turn_steps(
         decision=decision, arguments=arguments,
     )
     conversation = _conversation(prompt_or_messages, system)
-    by_meaning = settings.tool_choice in ("auto", "required") and decision == "meaning"
+    by_meaning = settings.tool_choice in ("auto", "required") and decision in ("meaning", "action")
     turn = yield from run_turn(conversation, settings, caller.meanings() if by_meaning else None)
     caller.record(turn.usage)
     return turn

@@ -1,8 +1,8 @@
 """How ``tool_choice="auto"`` decides between calling a tool and answering in words.
 
-Three named decisions (``decision=`` on the tool methods):
+Four named decisions (``decision=`` on the tool methods):
 
-- ``"meaning"`` (the default): every tool is scored against the latest request by evidence that
+- ``"meaning"``: every tool is scored against the latest request by evidence that
   survives paraphrase — the similarity of their meanings (all-MiniLM-L6-v2, with the optional
   extra ``structgen[embeddings]``), how much the tool's description raises the model's
   likelihood of the request (:func:`channel_scores`: the model's own judgement, on backends that
@@ -10,14 +10,18 @@ Three named decisions (``decision=`` on the tool methods):
   tuning split (``bench/fit_decision.py``) turns them into "this tool fits". When no tool fits,
   the model answers in words without trying a call; otherwise the fitting tools (the best
   first) may be called, and a call is kept only if one value it chose was said.
+- ``"action"`` (the default): ``"meaning"`` plus whether the request asks for something to be
+  done at all (``_intent.py``): a request that only shares a topic with a tool is answered in
+  words. It pairs with the default ``arguments="free_then_copied"``, whose second call is said
+  by construction, so grounding no longer tells a topic from a request.
 - ``"words"``: the earlier word rules alone — a tool may be called when it shares a content word
   with the request; a call must be grounded (fully, when no tool shares a word).
 - ``"model"``: the model alone — it writes freely and calls when it opens a call (the call
   grammar is lazy on the format's opener); nothing it writes is overruled. For models large
   enough to judge, which a small model's word-overlap override would only make worse.
 
-docs/tools.md says when to pick which; docs/benchmarks.md ("Tool decisions") has the numbers
-that made ``"meaning"`` the default.
+docs/tools.md says when to pick which; docs/benchmarks.md ("The action decision") has the
+numbers that made ``"action"`` the default.
 """
 
 from __future__ import annotations
@@ -33,12 +37,13 @@ import numpy.typing as npt
 
 from .._backends._seam import Backend, Message, ScoreRequest
 from .._tools._tool import Tool
+from ._intent import ACTIONS, CLOSEST, QUESTIONS
 from ._steps import Steps, finish, run_blocking, score
 from ._tool_decision import relevant_tools, said, shared_words, tool_text
 
-DecisionName = Literal["meaning", "words", "model"]
-DECISIONS: tuple[DecisionName, ...] = ("meaning", "words", "model")
-DEFAULT_DECISION: DecisionName = "meaning"
+DecisionName = Literal["meaning", "action", "words", "model"]
+DECISIONS: tuple[DecisionName, ...] = ("meaning", "action", "words", "model")
+DEFAULT_DECISION: DecisionName = "action"
 Grounding = Literal["none", "some", "every"]
 
 #: What the request is compared with when no tool is in view (the channel score's baseline).
@@ -59,6 +64,7 @@ class Weights:
     similarity: float = 0.0
     channel: float = 0.0
     words: float = 0.0
+    action: float = 0.0
 
 
 #: One score per set of available signals (similarity, channel), fitted on the tuning split
@@ -69,6 +75,10 @@ FITTED: dict[tuple[bool, bool], Weights] = {
     (False, True): Weights(bias=-0.2, channel=1.12, words=1.3),
     (False, False): Weights(bias=-1.4, words=1.46),  # one shared word: the word rule
 }
+#: ``decision="action"``: the ``(True, True)`` score with the action-or-answer signal
+#: (``_intent.py``) added; chosen on the tuning split only (docs/benchmarks.md, "Copied
+#: arguments"). Without the sentence encoder there is no signal, and "action" is "meaning".
+WITH_ACTION = Weights(bias=-1.5, similarity=4.0, channel=1.0, words=0.3, action=15.0)
 #: A tool scored this far below the best is not offered beside it: offered tools compete by
 #: their names' likelihood, which knows less than the score (docs/benchmarks.md).
 MARGIN = 0.25
@@ -106,13 +116,14 @@ class Evidence:
 
 
 class Meanings:
-    """Similarity of meanings with a sentence encoder; tools' vectors are kept (a bounded
-    table owned here, listed and cleared with the LLM's caches)."""
+    """Similarity of meanings with a sentence encoder. Tools' vectors are kept in a table
+    bounded by ``size`` texts, owned by the LLM that loaded the encoder (it goes with it)."""
 
     def __init__(self, encoder: Encoder, size: int = 1024) -> None:
         self.encoder = encoder
         self.size = size
         self._vectors: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+        self._intent: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]] | None = None
 
     def similarities(self, request: str, tools: Sequence[Tool]) -> list[float]:
         texts = [tool_text(t) for t in tools]
@@ -126,6 +137,19 @@ class Meanings:
             self._vectors.popitem(last=False)
         asked = self.encoder.encode([request])[0]
         return [float(asked @ self._vectors[text]) for text in texts]
+
+    def action_score(self, request: str) -> float:
+        """How much more ``request`` is like a request for an action than like a question
+        (``_intent.py``): the mean similarity to the closest action prototypes less that to
+        the closest questions."""
+        actions, questions = self._prototypes()
+        asked = self.encoder.encode([request])[0]
+        return float(np.sort(actions @ asked)[-CLOSEST:].mean() - np.sort(questions @ asked)[-CLOSEST:].mean())
+
+    def _prototypes(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        if self._intent is None:
+            self._intent = (self.encoder.encode(list(ACTIONS)), self.encoder.encode(list(QUESTIONS)))
+        return self._intent
 
     def clear(self) -> None:
         self._vectors.clear()
@@ -158,19 +182,24 @@ def channel_steps(request: str, tools: Sequence[Tool]) -> Steps[None, list[float
 
 
 def weigh(
-    tools: Sequence[Tool], conversation: Sequence[Message], meanings: Meanings | None
+    tools: Sequence[Tool], conversation: Sequence[Message], meanings: Meanings | None,
+    *, action: bool = False,
 ) -> Steps[None, list[Evidence]]:
-    """Every tool's evidence against the latest request, best fitting first."""
+    """Every tool's evidence against the latest request, best fitting first; with ``action``,
+    the request's action-or-answer signal counts too (where the encoder is there)."""
     request = said(conversation, tool_results=False)
     similarity = meanings.similarities(request, tools) if meanings is not None else None
     channel = yield from channel_steps(request, tools)
     weights = FITTED[(similarity is not None, channel is not None)]
+    asks = 0.0
+    if action and meanings is not None and channel is not None:
+        weights, asks = WITH_ACTION, meanings.action_score(request)
     found = []
     for i, tool in enumerate(tools):
         words = min(shared_words(request, tool), 3)
         s = similarity[i] if similarity is not None else None
         c = channel[i] if channel is not None else None
-        score = weights.bias + weights.words * words
+        score = weights.bias + weights.words * words + weights.action * asks
         score += weights.similarity * s if s is not None else 0.0
         score += weights.channel * c if c is not None else 0.0
         found.append(Evidence(tool, s, c, words, score))
@@ -192,7 +221,7 @@ def plan(
         return Plan(relevant, "some") if relevant else Plan(list(tools), "every")
     if not tools:
         return Plan([])
-    ranked = yield from weigh(tools, conversation, meanings)
+    ranked = yield from weigh(tools, conversation, meanings, action=decision == "action")
     best = ranked[0].score
     if best <= 0 and not required:
         return Plan([])
