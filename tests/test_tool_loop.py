@@ -29,7 +29,8 @@ def call(city: str) -> str:
 
 def test_an_ungrounded_call_under_auto_becomes_a_reply() -> None:
     backend = ScriptedBackend(call("Atlantis"), "No tool fits.")
-    turn = sg.LLM.from_backend(backend).call_tools("Tell me about a city.", [lookup], arguments="free")
+    # a backend that cannot score text has no action signal: the default arguments are "free"
+    turn = sg.LLM.from_backend(backend).call_tools("Tell me about a city.", [lookup])
     assert turn.calls == [] and turn.text == "No tool fits."
     assert turn.usage.attempts == 2
     assert backend.requests[1].gbnf.startswith("root ::= ([^\\x5B")  # a reply cannot open a call
@@ -53,15 +54,15 @@ def test_a_request_no_tool_is_about_needs_a_call_made_of_its_words() -> None:
     assert turn.calls == [] and turn.text == "42"
 
 
-def test_by_default_a_call_refused_as_unsaid_is_written_again_from_the_users_words() -> None:
+def test_a_call_refused_as_unsaid_is_written_again_from_the_users_words() -> None:
     """``arguments="free_then_copied"``: the second call may only copy the request's words."""
     backend = ScriptedBackend(call("Atlantis"), call("Lima"))
-    turn = sg.LLM.from_backend(backend).call_tools("Tell me about Lima, the city.", [lookup])
+    turn = sg.LLM.from_backend(backend).call_tools("Tell me about Lima, the city.", [lookup], arguments="free_then_copied")
     assert [c.arguments.city for c in turn.calls] == ["Lima"] and len(backend.requests) == 2
     assert backend.requests[0].gbnf != backend.requests[1].gbnf  # the second grammar copies
     with pytest.raises(sg.BackendError, match="does not allow"):
         sg.LLM.from_backend(ScriptedBackend(call("Atlantis"), call("Atlantis"))).call_tools(
-            "Tell me about Lima, the city.", [lookup])
+            "Tell me about Lima, the city.", [lookup], arguments="free_then_copied")
 
 
 def test_required_calls_even_when_no_tool_seems_relevant() -> None:

@@ -20,9 +20,12 @@ from .._backends._seam import Message
 from .._tools._tool import Tool
 from ._tool_decision import said
 
-ArgumentsName = Literal["free", "copied", "free_then_copied"]
-ARGUMENTS: tuple[ArgumentsName, ...] = ("free", "copied", "free_then_copied")
-DEFAULT_ARGUMENTS: ArgumentsName = "free_then_copied"
+ArgumentsName = Literal["auto", "free", "copied", "free_then_copied"]
+ARGUMENTS: tuple[ArgumentsName, ...] = ("auto", "free", "copied", "free_then_copied")
+#: "free_then_copied" where the turn's decision weighed whether the request asks for an action
+#: (``decision="action"`` with its signal: that is where it was measured), "free" elsewhere:
+#: without that signal a copied call would ground requests that only share a tool's topic.
+DEFAULT_ARGUMENTS: ArgumentsName = "auto"
 
 #: The longest run of words a copied string may be.
 MAX_WORDS = 16
@@ -35,11 +38,16 @@ _LIMITED = ("enum", "const", "pattern", "format", "contentEncoding", "contentMed
 _VALUES = frozenset({"const", "enum", "default", "examples"})
 
 
-def argument_tries(setting: ArgumentsName, tools: Sequence[Tool], conversation: Sequence[Message]) -> list[list[Tool]]:
+def argument_tries(
+    setting: ArgumentsName, tools: Sequence[Tool], conversation: Sequence[Message], *, action_weighed: bool = False,
+) -> list[list[Tool]]:
     """The tools whose call grammars a turn tries in order, the next one only when the calls
     written under the one before were refused as not said: ``"free"``, the tools as they are;
     ``"copied"``, their free strings limited to runs of what was said; ``"free_then_copied"``,
-    the first, then the second."""
+    the first, then the second; ``"auto"``, ``"free_then_copied"`` when ``action_weighed`` (the
+    decision weighed the action-or-answer signal), else ``"free"``."""
+    if setting == "auto":
+        setting = "free_then_copied" if action_weighed else "free"
     if setting == "free":
         return [list(tools)]
     copied = copied_tools(tools, said(conversation))

@@ -262,11 +262,11 @@ class LLM:
         none fits: an answer in words — "meaning" (the same without the last signal), "words"
         (the word-overlap rules alone) or "model" (the model's own choice, never overruled);
         see docs/tools.md, "Calling or answering".
-        ``arguments``: "free" (the model writes every value), "copied" (a free string — no
+        ``arguments``: "auto" (the default: "free_then_copied" where the decision weighed
+        the action signal, "free" elsewhere), "free" (the model writes every value), "copied" (a free string — no
         ``enum``, ``const``, ``pattern`` or ``format`` — may only be a run of the words of the
         latest user message and the tool results after it) or "free_then_copied" (a call
-        refused because none of its values was said is written again as under "copied": the
-        default).
+        refused because none of its values was said is written again as under "copied").
         With ``parallel`` the model decides how many calls to make, at most ``max_calls``.
         A call whose arguments fail a validator is retried with the errors fed back, up to
         ``max_retries`` times, then ``OutputValidationError`` holds every attempt. The

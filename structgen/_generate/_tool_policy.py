@@ -12,8 +12,9 @@ Four named decisions (``decision=`` on the tool methods):
   first) may be called, and a call is kept only if one value it chose was said.
 - ``"action"`` (the default): ``"meaning"`` plus whether the request asks for something to be
   done at all (``_intent.py``): a request that only shares a topic with a tool is answered in
-  words. It pairs with the default ``arguments="free_then_copied"``, whose second call is said
-  by construction, so grounding no longer tells a topic from a request.
+  words. Where it weighed that signal, the default ``arguments="auto"`` is ``"free_then_copied"``,
+  whose second call is said by construction (so grounding no longer tells a topic from a
+  request: this signal does).
 - ``"words"``: the earlier word rules alone — a tool may be called when it shares a content word
   with the request; a call must be grounded (fully, when no tool shares a word).
 - ``"model"``: the model alone — it writes freely and calls when it opens a call (the call
@@ -97,11 +98,13 @@ class Plan:
     ``tools``: the tools the call step may use, best first (empty: answer in words).
     ``grounding``: which calls are kept — all ("none" checked), those with "some" value that
     was said, or those with "every" chosen value said. ``lazy``: the model writes freely and a
-    call starts only where it opens one."""
+    call starts only where it opens one. ``action_weighed``: the ranking counted whether the
+    request asks for an action (``"action"`` with its signal), which ``arguments="auto"`` reads."""
 
     tools: list[Tool]
     grounding: Grounding = "some"
     lazy: bool = False
+    action_weighed: bool = False
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,7 @@ class Evidence:
     channel: float | None
     words: int
     score: float
+    action: float | None = None  # the request's action-or-answer signal, where it was weighed
 
 
 class Meanings:
@@ -191,7 +195,7 @@ def weigh(
     similarity = meanings.similarities(request, tools) if meanings is not None else None
     channel = yield from channel_steps(request, tools)
     weights = FITTED[(similarity is not None, channel is not None)]
-    asks = 0.0
+    asks: float | None = None
     if action and meanings is not None and channel is not None:
         weights, asks = WITH_ACTION, meanings.action_score(request)
     found = []
@@ -199,10 +203,10 @@ def weigh(
         words = min(shared_words(request, tool), 3)
         s = similarity[i] if similarity is not None else None
         c = channel[i] if channel is not None else None
-        score = weights.bias + weights.words * words + weights.action * asks
+        score = weights.bias + weights.words * words + weights.action * (asks or 0.0)
         score += weights.similarity * s if s is not None else 0.0
         score += weights.channel * c if c is not None else 0.0
-        found.append(Evidence(tool, s, c, words, score))
+        found.append(Evidence(tool, s, c, words, score, asks))
     return sorted(found, key=lambda e: -e.score)
 
 
@@ -222,11 +226,11 @@ def plan(
     if not tools:
         return Plan([])
     ranked = yield from weigh(tools, conversation, meanings, action=decision == "action")
-    best = ranked[0].score
+    best, weighed = ranked[0].score, ranked[0].action is not None
     if best <= 0 and not required:
-        return Plan([])
+        return Plan([], action_weighed=weighed)
     offered = [e.tool for e in ranked if (e.score > 0 or required) and e.score >= best - MARGIN]
-    return Plan(offered[:MAX_OFFERED], "none" if required else "some")
+    return Plan(offered[:MAX_OFFERED], "none" if required else "some", action_weighed=weighed)
 
 
 def probability(score: float) -> float:
