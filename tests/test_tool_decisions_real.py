@@ -44,11 +44,11 @@ def test_a_required_call_goes_to_the_tool_whose_description_fits(llm: sg.LLM) ->
     assert call.name == "convert_currency" and call.arguments.amount == 100
 
 
-# Measured, greedy, max_tokens=128: under "words" Gemma's first call for this request is not
-# grounded, and the default arguments="free_then_copied" writes it again from the request's
-# words (with arguments="free" it answers in words); under "model" SmolLM2 writes a sentence,
-# then opens a call, and Gemma answers in words. Whichever the model does stands.
-WORDS_CALLS = {"smollm2": ["get_forecast"], "gemma": ["get_forecast"]}
+# Measured, greedy, max_tokens=128: under "words" Gemma's call for this request is not grounded
+# (so it answers in words: "words" weighs no action signal, so the default arguments are
+# "free"); under "model" SmolLM2 writes a sentence, then opens a call, and Gemma answers in
+# words. Whichever the model does stands: nothing overrules it.
+WORDS_CALLS = {"smollm2": ["get_forecast"], "gemma": []}
 MODEL_CHOOSES = {"smollm2": ["get_forecast"], "gemma": []}
 
 
