@@ -168,7 +168,7 @@ def warm_input(task: Task) -> Task:
 
 def run_structgen(llm: LLM, task: Task, max_tokens: int, show: bool, warm: bool = False) -> tuple[Row, Usage]:
     cold_cache(llm.backend.llama)  # type: ignore[attr-defined]
-    llm.backend.runner.forget()  # type: ignore[attr-defined]  # structgen's record of it
+    llm.backend._runner.forget()  # type: ignore[attr-defined]  # structgen's record of it
     if warm:
         try:
             llm.run(task.output_type, warm_input(task).prompt, max_tokens=1, max_retries=0)

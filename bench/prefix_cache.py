@@ -276,7 +276,7 @@ class Recorder:
     of the same way already held (``missed`` when they were evaluated again)."""
 
     def __init__(self, llm: LLM) -> None:
-        self.runner = llm.backend.runner  # type: ignore[attr-defined]
+        self.runner = llm.backend._runner  # type: ignore[attr-defined]
         self.tally = Tally()
         self.seen: list[list[int]] = []
         original = self.runner.prime
@@ -343,7 +343,7 @@ def typed_ways(llm: LLM) -> dict[str, tuple[bool, Callable[[], dict[str, str]]]]
     def cold() -> dict[str, str]:
         answers = {}
         for call in alternating:
-            llm.backend.runner.forget()  # type: ignore[attr-defined]
+            llm.backend._runner.forget()  # type: ignore[attr-defined]
             answers[call.key] = run_typed(llm, call)
         return answers
 
@@ -389,7 +389,7 @@ def copies(llm: LLM, repeat: int) -> None:
     from structgen._backends.llamacpp._runner import ModelRunner
 
     backend: Any = llm.backend
-    runner, tables = backend.runner, backend.tables
+    runner, tables = backend._runner, backend.tables
     prompt = tables.tokenize(" ".join([CONTACT_RULES, TICKET_RULES] * 3))[:600]
     timed = Timer(repeat)
     runner.forget()
@@ -469,7 +469,7 @@ def main() -> None:
 
     llm = LLM(model_path(args.model), n_ctx=4096, max_retries=0, **threads)
     llama = llm.backend.llama  # type: ignore[attr-defined]
-    print(f"model: {Path(llama.model_path).name}; store budget {llm.backend.runner.saved.budget >> 20} MiB")  # type: ignore[attr-defined]
+    print(f"model: {Path(llama.model_path).name}; store budget {llm.backend._runner.saved.budget >> 20} MiB")  # type: ignore[attr-defined]
     llm.run(int, "Extract the year: 'The war ended in 1945.'", max_tokens=8)  # page the weights in
     if args.copies:
         copies(llm, args.repeat)

@@ -702,7 +702,7 @@ def _cold(llm: Any) -> None:
     from bench.generate import cold_cache
 
     cold_cache(llm.backend.llama)
-    llm.backend.runner.forget()
+    llm.backend._runner.forget()
 
 
 def _valid(output_type: Any, value: Any) -> bool:

@@ -248,9 +248,6 @@ def cmd_extract(args: argparse.Namespace) -> int:
 def _extract_job(args: argparse.Namespace) -> Any:
     from ._extract import ExtractJob
 
-    if args.concurrency > 1 and args.backend is None:
-        raise CliError("--concurrency above 1 needs --backend URL: the in-process model "
-                       "decodes one document at a time")
     if args.backend is not None and args.model is not None:
         raise CliError("give --model (in-process) or --backend (a server), not both")
     if args.max_retries < 0:
@@ -311,7 +308,9 @@ def _extract_llm(args: argparse.Namespace) -> Any:
     from ._generate import LLM
 
     if args.backend is None:
-        return LLM(args.model, seed=args.seed, n_threads=args.threads)
+        # Documents in flight at once are decoded together, one sequence each.
+        sequences = args.concurrency if args.concurrency > 1 else None
+        return LLM(args.model, seed=args.seed, n_threads=args.threads, sequences=sequences)
     api_key = os.environ.get(args.api_key_env) or None
     backend: Any
     if args.engine == "llama-server":
@@ -543,7 +542,7 @@ def _add_extract_parser(commands: Any) -> None:
                    help="run the documents whose record is an error again (their old records "
                         "are removed first)")
     p.add_argument("--concurrency", type=_positive, default=1, metavar="N",
-                   help="documents in flight at once (default 1); above 1 needs --backend")
+                   help="documents in flight at once (default 1); in-process, decoded together")
     p.add_argument("--quiet", action="store_true",
                    help="no progress or summary on stderr (errors still)")
     m = p.add_argument_group("model (in-process by default)")

@@ -476,7 +476,6 @@ NO_MODEL = ["--model", "no-such.gguf"]  # a mistake found first never reaches th
 
 
 @pytest.mark.parametrize(("flags", "message"), [
-    ([*NO_MODEL, "--concurrency", "2"], "--concurrency above 1 needs --backend URL"),
     ([*NO_MODEL, "--backend", "http://127.0.0.1:9"], "not both"),
     ([*NO_MODEL, "--max-retries", "-1"], "--max-retries must be at least 0"),
     ([*NO_MODEL, "--prompt", "Extract."], "no {text} placeholder"),

@@ -72,14 +72,15 @@ def cities(llm: sg.LLM) -> sg.Result[list[Address]]:
     return reference
 
 
-def lock_of(model: sg.LLM) -> threading.Lock:
-    lock: threading.Lock = model.backend._lock  # type: ignore[attr-defined]
-    return lock
+def is_free(model: sg.LLM) -> bool:
+    """Whether no generation holds the model."""
+    free: bool = model.backend._slots.idle()  # type: ignore[attr-defined]
+    return free
 
 
 def assert_answers_as_fresh(model: sg.LLM, reference: sg.Result[Any], output_type: Any, prompt: str) -> None:
     """The model is free, its cache still holds the prompt, and it writes what a fresh call wrote."""
-    assert not lock_of(model).locked()
+    assert is_free(model)
     again = model.run(output_type, prompt)
     assert again.text == reference.text and again.value == reference.value
     assert again.usage.cached_prompt_tokens == again.usage.prompt_tokens - 1  # prompt reused
@@ -152,7 +153,7 @@ def test_an_unfinished_stream_that_is_dropped_frees_the_model(
 ) -> None:
     stream = llm.stream(list[Address], CITIES)
     next(stream)
-    assert lock_of(llm).locked()
+    assert not is_free(llm)
     with pytest.raises(sg.BackendError, match="already generating"):  # not a deadlock
         llm.generate(Code, code_prompt(17))
     del stream
@@ -179,8 +180,8 @@ async def test_a_cancelled_astream_stops_at_the_next_token_and_frees_the_model(l
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert not lock_of(llm).locked()
-    written = llm.backend.runner.position - prompt_tokens  # type: ignore[attr-defined]
+    assert is_free(llm)
+    written = llm.backend._runner.position - prompt_tokens  # type: ignore[attr-defined]
     assert 10 < written < 40
     assert await llm.agenerate(Code, code_prompt(23)) == Code(value=23)
 
@@ -191,7 +192,7 @@ async def test_breaking_out_of_an_astream_frees_the_model(llm: sg.LLM) -> None:
         assert [a.city for a in part] == ["Paris"]
         break
     assert await llm.agenerate(Code, code_prompt(86)) == Code(value=86)
-    assert not lock_of(llm).locked()
+    assert is_free(llm)
 
 
 @model
@@ -264,7 +265,7 @@ def test_a_validator_that_crashes_in_a_stream(llm: sg.LLM) -> None:
     # A crash on a partial value (fields still missing) is not an error: the partial waits.
     parts = list(llm.stream(NeedsCountry, prompt))
     assert parts == [NeedsCountry(city="Paris", country="France")]
-    assert not lock_of(llm).locked()
+    assert is_free(llm)
 
 
 class Lookup(BaseModel):
@@ -295,7 +296,7 @@ def test_a_tool_whose_argument_validator_crashes(llm: sg.LLM) -> None:
         list(streamed)
     with pytest.raises(sg.ValidatorError, match="tool 'final_result' raised RuntimeError"):
         llm.run_tools(code_prompt(71), [today], output_type=Fragile, max_rounds=2)
-    assert not lock_of(llm).locked()
+    assert is_free(llm)
     assert llm.generate(Code, code_prompt(71)) == Code(value=71)
 
 

@@ -357,7 +357,7 @@ def test_cached_prompt_answers_like_a_cold_one(llm: sg.LLM) -> None:
     # A near tie on this prompt: when the cold prompt's last token was a batch row (and a cached
     # one's a single token), the cold answer rambled for 500 characters, the cached one did not.
     prompt = "Make a ticket: users cannot log in since the password reset change; nobody can work."
-    llm.backend.runner.forget()  # type: ignore[attr-defined]
+    llm.backend._runner.forget()  # type: ignore[attr-defined]
     cold = llm.run(Ticket, prompt, max_tokens=256)
     warm = llm.run(Ticket, prompt, max_tokens=256)
     assert cold.usage.cached_prompt_tokens == 0 < warm.usage.cached_prompt_tokens

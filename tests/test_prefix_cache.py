@@ -47,7 +47,7 @@ def no_store() -> Iterator[sg.LLM]:
 
 
 def runner_of(llm: sg.LLM) -> Any:
-    return llm.backend.runner  # type: ignore[attr-defined]
+    return llm.backend._runner  # type: ignore[attr-defined]
 
 
 def run(llm: sg.LLM, call: Call) -> sg.Result[Any]:

@@ -47,7 +47,9 @@ class LLM:
     ``LLM(backend=...)`` runs on any :class:`Backend` (a server, or
     :class:`structgen.testing.ScriptedBackend` in tests) and loads nothing; :meth:`from_llama`
     wraps an existing ``llama_cpp.Llama``.
-    One LLM may be shared by threads and asyncio tasks: generations are serialized.
+    One LLM may be shared by threads and asyncio tasks. In-process, generations take turns;
+    with ``sequences=N`` up to N run at once, their decoding steps evaluated together in one
+    ``llama_decode`` (more throughput for concurrent calls; N times the KV-cache memory).
     CPU threads default as in llama-cpp-python (half the CPUs per token, all of them for
     batches); ``n_threads=N`` sets both, ``n_threads_batch=N`` batches alone.
     ``prompt_cache_bytes`` bounds the host memory that keeps earlier prompts' KV states, so a
@@ -66,6 +68,7 @@ class LLM:
         max_retries: int = 1,
         lookahead: int | None = None,
         prompt_cache_bytes: int | None = None,
+        sequences: int | None = None,
         backend: Backend | None = None,
         **llama_options: Any,
     ) -> None:
@@ -76,10 +79,11 @@ class LLM:
 
             backend = LlamaCppBackend.load(
                 model_path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, seed=seed,
-                lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes, **llama_options
+                lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes, sequences=sequences,
+                **llama_options
             )
         elif (model_path is not None or n_threads is not None or lookahead is not None
-              or prompt_cache_bytes is not None or llama_options):
+              or prompt_cache_bytes is not None or sequences is not None or llama_options):
             raise TypeError("model options are the backend's own: give a model or a backend, not both")
         elif not isinstance(backend, Backend):
             raise TypeError(f"backend must implement complete() and close(), not {type(backend).__name__}")
@@ -96,14 +100,17 @@ class LLM:
     def from_llama(
         cls, llama: Any, *, seed: int = 0, max_tokens: int = 512, max_retries: int = 1,
         lookahead: int | None = None, prompt_cache_bytes: int | None = None,
+        sequences: int | None = None,
     ) -> LLM:
         """Wrap an existing ``llama_cpp.Llama`` (it stays usable; the caller keeps ownership).
 
-        ``lookahead`` and ``prompt_cache_bytes`` as for :class:`LlamaCppBackend` (None: its
-        defaults)."""
+        ``lookahead``, ``prompt_cache_bytes`` and ``sequences`` as for :class:`LlamaCppBackend`
+        (None: its defaults)."""
         from .._backends.llamacpp import LlamaCppBackend
 
-        backend = LlamaCppBackend(llama, lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes)
+        backend = LlamaCppBackend(
+            llama, lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes, sequences=sequences
+        )
         return cls.from_backend(backend, seed=seed, max_tokens=max_tokens, max_retries=max_retries)
 
     @classmethod

@@ -248,9 +248,14 @@ def _in_worker_thread(steps: Steps[Y, R], backend: Backend) -> AsyncIterator[Any
 
 async def result_of(items: AsyncIterator[Any]) -> Any:
     """The value of the ``Done`` that ends ``items`` (the other items dropped)."""
-    async for item in items:
-        if isinstance(item, Done):
-            return item.value
+    try:
+        async for item in items:
+            if isinstance(item, Done):
+                return item.value
+    finally:
+        aclose = getattr(items, "aclose", None)
+        if callable(aclose):  # now, while the loop runs, not when it shuts down
+            await aclose()
     raise AssertionError("a driver always ends with Done")  # pragma: no cover
 
 
@@ -259,10 +264,20 @@ async def iterate_in_thread(
 ) -> AsyncIterator[Any]:
     """Items of ``make()``, produced in a thread; errors re-raised here; stopping early (or
     cancellation) closes the producer at its next item. Items that are ``skip`` are not handed
-    over: they only let the producer notice a stop sooner."""
+    over: they only let the producer notice a stop sooner.
+
+    The thread is the stream's own, not one of the loop's default executor: a generation holds
+    it from its first token to its last, and a backend that runs several at once
+    (``LlamaCppBackend(sequences=N)``) needs a thread for each, however few the executor has."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[tuple[object, Any]] = asyncio.Queue()
     stop = threading.Event()
+
+    def post(call: Callable[..., None], *args: Any) -> None:
+        try:
+            loop.call_soon_threadsafe(call, *args)
+        except RuntimeError:  # the loop is closed: nobody waits any more
+            stop.set()
 
     def produce() -> None:
         iterator = make()
@@ -272,15 +287,23 @@ async def iterate_in_thread(
                     break
                 if item is skip:
                     continue
-                loop.call_soon_threadsafe(queue.put_nowait, (None, item))
+                post(queue.put_nowait, (None, item))
         except BaseException as error:  # handed to the consumer, not lost in the thread
-            loop.call_soon_threadsafe(queue.put_nowait, (error, None))
+            post(queue.put_nowait, (error, None))
             return
         finally:
             _close(iterator)
-        loop.call_soon_threadsafe(queue.put_nowait, (_DONE, None))
+        post(queue.put_nowait, (_DONE, None))
 
-    worker = asyncio.ensure_future(asyncio.to_thread(produce))
+    finished: asyncio.Future[None] = loop.create_future()
+
+    def in_thread() -> None:
+        try:
+            produce()
+        finally:
+            post(_settle, finished)
+
+    threading.Thread(target=in_thread, name="structgen-stream").start()
     try:
         while True:
             marker, item = await queue.get()
@@ -291,7 +314,12 @@ async def iterate_in_thread(
             yield item
     finally:
         stop.set()
-        await asyncio.shield(worker)
+        await asyncio.shield(finished)
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 __all__ = [

@@ -1,17 +1,21 @@
 """The in-process backend: llama-cpp-python's low-level API on one ``llama_cpp.Llama``.
 
-Thread safety: one lock guards the context; a generation holds it from prompt to last token.
-Errors from llama-cpp-python are translated into :class:`~structgen.BackendError` here, at the
+Thread safety: a generation holds one sequence of the context (a :class:`ModelRunner`) from
+prompt to last token. With ``sequences=1`` (the default) there is one, on the ``Llama``'s own
+context, so generations take turns. With ``sequences=N`` the backend makes a context of N
+sequences and up to N generations run at once, their steps evaluated together
+(``_batching.py``). Errors from llama-cpp-python are translated into :class:`~structgen.BackendError` here, at the
 seam, so callers only ever see structgen's own errors.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import threading
 import time
-from contextlib import contextmanager
-from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, closing, contextmanager, nullcontext
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -21,10 +25,12 @@ from ..._model_path import check_model_file, default_model_path
 from ._grammar_state import CompiledGrammar, GrammarCache
 from ._lookup import DraftPolicy
 from ._lazy import Triggers, feed_constrained, run_free
+from ._batching import StepBatcher
 from ._choosing import score_continuations
 from ._loop import ConstrainedDecoder
-from ._prefixes import DEFAULT_PROMPT_CACHE_BYTES
+from ._prefixes import DEFAULT_PROMPT_CACHE_BYTES, PrefixStore
 from ._runner import ContextFullError, ModelRunner
+from ._slots import Slots
 from ._sampling import TokenPicker, log_softmax
 from ._template import ChatTemplate
 from .._seam import Completion, CompletionRequest, Event, Message, Score, ScoreRequest, TextDelta, Usage
@@ -49,30 +55,37 @@ class LlamaCppBackend:
     again however calls interleave (see ``_prefixes.py``); None is
     DEFAULT_PROMPT_CACHE_BYTES (256 MiB), 0 keeps only what the context holds from the
     previous call.
+
+    ``sequences``: how many generations run at once, their decoding steps evaluated together
+    in one ``llama_decode`` (concurrent ``agenerate``/``astream`` calls, threads, ``structgen
+    extract --concurrency N``). 1 (the default, None) uses the ``Llama``'s context and runs
+    one generation at a time. N > 1 makes a new context of N sequences of the ``Llama``'s
+    ``n_ctx`` tokens each, so its KV cache takes N times the memory; see docs/generation.md,
+    "Several generations at once".
     """
 
     def __init__(self, llama: Any, *, owns_llama: bool = False,
-                 lookahead: int | None = None, prompt_cache_bytes: int | None = None) -> None:
+                 lookahead: int | None = None, prompt_cache_bytes: int | None = None,
+                 sequences: int | None = None) -> None:
         import llama_cpp
 
         self.lookahead = _checked_lookahead(lookahead)
         cache_bytes = _checked_cache_bytes(prompt_cache_bytes)
+        self.sequences = _checked_sequences(sequences)
         silence_llama_logs()
         self._lib = llama_cpp
         self.llama = llama
         self._owns_llama = owns_llama
-        self._lock = threading.Lock()
-        self._holder: int | None = None
         self._closed = False
         self._freed = False
+        self._compiling = threading.Lock()
+        self._ctx: Any = None  # a context of our own (several sequences)
+        self._batcher: StepBatcher | None = None
         try:
             vocab = llama_cpp.llama_model_get_vocab(llama.model)
             self.tables = VocabTables(llama_cpp, vocab)
             self.template = ChatTemplate.from_metadata(dict(llama.metadata), self.tables)
-            self.runner = ModelRunner(
-                llama_cpp, llama.ctx, self.tables.n_vocab, llama.n_ctx(), llama.n_batch,
-                cache_bytes,
-            )
+            self._slots = Slots(self._runners(PrefixStore(cache_bytes)))
             self.drafts = DraftPolicy.for_model(
                 self.lookahead, self.tables.n_vocab, llama_cpp.llama_model_n_embd(llama.model),
                 llama_cpp.llama_model_n_params(llama.model),
@@ -82,6 +95,32 @@ class LlamaCppBackend:
         except Exception as e:
             raise BackendError(f"could not prepare the llama.cpp model: {e}") from e
         self._grammars = GrammarCache(self.tables, GRAMMAR_CACHE_SIZE)
+
+    def _runners(self, store: PrefixStore) -> list[ModelRunner]:
+        """One runner on the ``Llama``'s context, or one per sequence of a context of our own."""
+        lib, llama, n_vocab = self._lib, self.llama, self.tables.n_vocab
+        if self.sequences == 1:
+            return [ModelRunner(lib, llama.ctx, n_vocab, llama.n_ctx(), llama.n_batch, store)]
+        params = lib.llama_context_params()
+        ctypes.pointer(params)[0] = llama.context_params  # a copy, then changed
+        params.n_seq_max = self.sequences
+        params.n_ctx = llama.n_ctx() * self.sequences
+        # One KV cache for all sequences, n_ctx cells for each: a prefix that several prompts
+        # share (instructions, a tool listing) is held once and copied between sequences
+        # without evaluating it again (llama_memory_seq_cp).
+        params.kv_unified = True
+        self._ctx = lib.llama_init_from_model(llama.model, params)
+        if not self._ctx:
+            raise BackendError(f"llama.cpp could not make a context of {self.sequences} sequences")
+        self._batcher = StepBatcher(lib, self._ctx, n_vocab, llama.n_batch)
+        runners = [
+            ModelRunner(lib, self._ctx, n_vocab, llama.n_ctx(), llama.n_batch, store,
+                        seq=seq, batcher=self._batcher)
+            for seq in range(self.sequences)
+        ]
+        for runner in runners:
+            runner.peers = runners  # a prompt starts from the longest prefix any of them holds
+        return runners
 
     @classmethod
     def load(
@@ -94,6 +133,7 @@ class LlamaCppBackend:
         seed: int = 0,
         lookahead: int | None = None,
         prompt_cache_bytes: int | None = None,
+        sequences: int | None = None,
         **llama_options: Any,
     ) -> LlamaCppBackend:
         """Load a GGUF file (the default model when None) into a new ``llama_cpp.Llama``.
@@ -107,6 +147,7 @@ class LlamaCppBackend:
         path = default_model_path() if model_path is None else check_model_file(model_path)
         _checked_lookahead(lookahead)  # before the slow load, not after
         _checked_cache_bytes(prompt_cache_bytes)
+        _checked_sequences(sequences)
         cpus = os.cpu_count() or 2
         llama_options.setdefault("n_threads_batch", n_threads or cpus)
         if n_threads is None:
@@ -126,7 +167,13 @@ class LlamaCppBackend:
             )
         except Exception as e:
             raise BackendError(f"llama.cpp could not load {path}: {e}") from e
-        return cls(llama, owns_llama=True, lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes)
+        return cls(llama, owns_llama=True, lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes,
+                   sequences=sequences)
+
+    @property
+    def _runner(self) -> ModelRunner:
+        """The runner of sequence 0 (the only one when ``sequences`` is 1)."""
+        return self._slots.runners[0]
 
     @property
     def chat_template(self) -> str | None:
@@ -135,57 +182,65 @@ class LlamaCppBackend:
         return source
 
     def close(self) -> None:
-        """Free the model; later calls raise BackendError. A generation in progress in another
-        thread finishes first; one this thread holds open (an unfinished stream) keeps the
+        """Free the model; later calls raise BackendError. Generations in progress in other
+        threads finish first; one this thread holds open (an unfinished stream) keeps the
         model until it ends, instead of waiting for itself forever."""
         self._closed = True  # no new generation starts from here on
-        if self._holder == threading.get_ident():
-            return  # complete() frees the model when this thread's stream ends
-        with self._lock:
-            self._free()
+        if self._slots.held_here():
+            return  # the last generation to end frees the model
+        self._slots.when_idle(self._free)
 
     def _free(self) -> None:
         if self._freed:
             return
         self._freed = True  # llama.cpp's freed context must never be touched again
         self._grammars.clear()
-        self.runner.close()
+        for runner in self._slots.runners:
+            runner.close()
+        if self._batcher is not None:
+            self._batcher.close()
+        if self._ctx is not None:
+            self._lib.llama_free(self._ctx)
+            self._ctx = None
         if self._owns_llama:
             self.llama.close()
 
     # -- the seam -------------------------------------------------------------------------
 
     def complete(self, request: CompletionRequest) -> Iterator[Event]:
-        me = threading.get_ident()
-        if self._holder == me:
+        if self._slots.held_here():
             raise BackendError(
                 "this thread is already generating with this model: finish or close the "
                 "first stream before starting another"
             )
-        with self._lock:
-            self._check_open()
-            self._holder = me
-            try:
-                yield from self._complete(request)
-            finally:
-                self._holder = None
-                if self._closed:  # close() was called while this generation held the model
-                    self._free()
+        try:
+            with self._slots.taken(self._check_open) as runner, self._present():
+                events = self._complete(request, runner)
+                if self._batcher is None:
+                    yield from events
+                    return
+                with closing(events):
+                    for event in events:
+                        with self._batcher.away():  # the caller has control until it asks again
+                            yield event
+        finally:
+            if self._closed:  # close() was called while this generation held a sequence
+                self._slots.if_idle(self._free)
 
-    def _complete(self, request: CompletionRequest) -> Iterator[Event]:
+    def _complete(self, request: CompletionRequest, runner: ModelRunner) -> Generator[Event, None, None]:
         started = time.perf_counter()
         usage = Usage(attempts=1)
         try:
             compiled = self._compile(request.gbnf, request.root)
             prompt = self.render(request.messages, request.tools)
             usage.prompt_tokens = len(prompt)
-            if len(prompt) >= self.runner.n_ctx:
+            if len(prompt) >= runner.n_ctx:
                 raise BackendError(
-                    f"the prompt has {len(prompt)} tokens; the context holds {self.runner.n_ctx}"
+                    f"the prompt has {len(prompt)} tokens; the context holds {runner.n_ctx}"
                 )
-            self._claim_context()
-            model_before = self.runner.seconds
-            usage.cached_prompt_tokens = self.runner.prime(prompt)
+            self._claim_context(runner)
+            model_before = runner.seconds
+            usage.cached_prompt_tokens = runner.prime(prompt)
             state = compiled.new_state()
         except (StructgenError, ContextFullError) as e:
             if isinstance(e, ContextFullError):
@@ -198,21 +253,21 @@ class LlamaCppBackend:
             head, budget = "", request.max_tokens
             if request.triggers:
                 free, rest = run_free(
-                    self.runner, self.tables, picker, Triggers(request.triggers),
+                    runner, self.tables, picker, Triggers(request.triggers),
                     max_tokens=budget, usage=usage,
                 )
                 budget -= free.produced
                 if free.text:
                     yield TextDelta(free.text)
                 if not free.triggered:
-                    usage.model_seconds += self.runner.seconds - model_before
+                    usage.model_seconds += runner.seconds - model_before
                     usage.total_seconds += time.perf_counter() - started
                     yield Completion(free.text, "stop" if free.stopped else "length", usage)
                     return
                 try:
-                    accepted, count = feed_constrained(self.runner, self.tables, state, rest, usage)
+                    accepted, count = feed_constrained(runner, self.tables, state, rest, usage)
                 except ContextFullError:  # no room left for the trigger's text
-                    usage.model_seconds += self.runner.seconds - model_before
+                    usage.model_seconds += runner.seconds - model_before
                     usage.total_seconds += time.perf_counter() - started
                     yield Completion(free.text, "length", usage)
                     return
@@ -221,7 +276,7 @@ class LlamaCppBackend:
                     yield TextDelta(accepted)
                 head = free.text + accepted
             decoder = ConstrainedDecoder(
-                self.runner,
+                runner,
                 self.tables,
                 state,
                 picker,
@@ -233,7 +288,7 @@ class LlamaCppBackend:
             )
             for event in decoder.run():
                 if isinstance(event, Completion):
-                    usage.model_seconds += self.runner.seconds - model_before
+                    usage.model_seconds += runner.seconds - model_before
                     usage.total_seconds += time.perf_counter() - started
                     event = replace(event, text=head + event.text, usage=usage)
                 yield event
@@ -243,27 +298,26 @@ class LlamaCppBackend:
             raise BackendError(f"llama.cpp failed during generation: {e}") from e
         finally:
             state.close()
-            self._release_context()
+            self._release_context(runner)
 
     def score(self, request: ScoreRequest) -> tuple[Score, ...]:
         """Each continuation's log-likelihood right after ``request.context`` (its tokens as
         the tokenizer spells the text alone; the last one as a prefix of what may follow)."""
-        if self._holder == threading.get_ident():
+        if self._slots.held_here():
             raise BackendError("this thread is already generating with this model")
-        with self._lock:
-            self._check_open()
+        with self._slots.taken(self._check_open) as runner, self._present():
             try:
                 with _translated("while scoring"):
                     context = self.tables.tokenize(request.context, add_special=self.template.add_bos)
                     sequences = [self.tables.tokenize(text) for text in request.continuations]
-                    if not context or len(context) + max(map(len, sequences), default=0) >= self.runner.n_ctx:
+                    if not context or len(context) + max(map(len, sequences), default=0) >= runner.n_ctx:
                         raise BackendError("the context to score after is empty or does not fit")
-                    self._claim_context()
-                    self.runner.prime(context)
-                    first = log_softmax(self.runner.logits())
-                    values = score_continuations(self.runner, self.tables, sequences, first)
+                    self._claim_context(runner)
+                    runner.prime(context)
+                    first = log_softmax(runner.logits())
+                    values = score_continuations(runner, self.tables, sequences, first)
             finally:
-                self._release_context()
+                self._release_context(runner)
             return tuple(Score(value, len(tokens)) for value, tokens in zip(values, sequences))
 
     # -- pieces -----------------------------------------------------------------------------
@@ -273,7 +327,8 @@ class LlamaCppBackend:
         self._check_open()
         if "\x00" in gbnf:
             raise GrammarError("the grammar contains a NUL character")
-        return self._grammars.get(gbnf, root)
+        with self._compiling:
+            return self._grammars.get(gbnf, root)
 
     def render(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]] = ()) -> list[int]:
         """Prompt tokens for ``messages`` (and ``tools``) in the model's own chat template."""
@@ -284,16 +339,23 @@ class LlamaCppBackend:
         if self._closed:
             raise BackendError("this model was closed; load a new LLM to generate again")
 
-    def _claim_context(self) -> None:
+    def _present(self) -> AbstractContextManager[Any]:
+        """Counted among the generations whose steps are batched (when there are several)."""
+        return nullcontext() if self._batcher is None else self._batcher.present()
+
+    def _claim_context(self, runner: ModelRunner) -> None:
         # ``Llama`` keeps its own idea of the cache; a non-zero n_tokens means someone used
         # the Llama object directly since our last call, so our record of the cache is stale.
+        # (A context of our own is ours alone.)
+        if self._batcher is not None:
+            return
         if getattr(self.llama, "n_tokens", 0):
-            self.runner.lost()
+            runner.lost()
             self.llama.n_tokens = 0
 
-    def _release_context(self) -> None:
+    def _release_context(self, runner: ModelRunner) -> None:
         # Tell the Llama object its cache is unknown, so its own methods start from scratch.
-        if hasattr(self.llama, "reset"):
+        if self._batcher is None and hasattr(self.llama, "reset"):
             self.llama.reset()
 
 
@@ -310,6 +372,14 @@ def _translated(doing: str) -> Iterator[None]:
 
 def _checked_lookahead(lookahead: int | None) -> int:
     return _checked_count("lookahead", lookahead, DEFAULT_LOOKAHEAD)
+
+
+def _checked_sequences(sequences: int | None) -> int:
+    if sequences is None:
+        return 1
+    if isinstance(sequences, bool) or not isinstance(sequences, int) or sequences < 1:
+        raise ValueError("sequences must be an int >= 1")
+    return sequences
 
 
 def _checked_cache_bytes(prompt_cache_bytes: int | None) -> int:
