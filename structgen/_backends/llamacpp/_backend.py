@@ -214,30 +214,45 @@ class LlamaCppBackend:
                 "first stream before starting another"
             )
         try:
-            with self._slots.taken(self._check_open) as runner, self._present():
-                events = self._complete(request, runner)
-                if self._batcher is None:
-                    yield from events
-                    return
-                with closing(events):
-                    for event in events:
-                        with self._batcher.away():  # the caller has control until it asks again
-                            yield event
+            with self._slots.taken(self._check_open) as runner:
+                started = time.perf_counter()
+                compiled, prompt = self._prepared(request, runner)  # before joining a batch:
+                with self._present():  # a large grammar can take a while to compile
+                    events = self._complete(request, runner, compiled, prompt, started)
+                    yield from self._handed_over(events)
         finally:
             if self._closed:  # close() was called while this generation held a sequence
                 self._slots.if_idle(self._free)
 
-    def _complete(self, request: CompletionRequest, runner: ModelRunner) -> Generator[Event, None, None]:
-        started = time.perf_counter()
-        usage = Usage(attempts=1)
+    def _handed_over(self, events: Generator[Event, None, None]) -> Iterator[Event]:
+        """``events``; while the caller holds one, the generation does not count as present."""
+        if self._batcher is None:
+            yield from events
+            return
+        with closing(events):
+            for event in events:
+                with self._batcher.away():
+                    yield event
+
+    def _prepared(self, request: CompletionRequest, runner: ModelRunner) -> tuple[CompiledGrammar, list[int]]:
+        """The request's compiled grammar and prompt tokens."""
         try:
             compiled = self._compile(request.gbnf, request.root)
             prompt = self.render(request.messages, request.tools)
-            usage.prompt_tokens = len(prompt)
-            if len(prompt) >= runner.n_ctx:
-                raise BackendError(
-                    f"the prompt has {len(prompt)} tokens; the context holds {runner.n_ctx}"
-                )
+        except StructgenError:
+            raise
+        except Exception as e:
+            raise BackendError(f"llama.cpp failed: {e}") from e
+        if len(prompt) >= runner.n_ctx:
+            raise BackendError(f"the prompt has {len(prompt)} tokens; the context holds {runner.n_ctx}")
+        return compiled, prompt
+
+    def _complete(
+        self, request: CompletionRequest, runner: ModelRunner, compiled: CompiledGrammar,
+        prompt: list[int], started: float,
+    ) -> Generator[Event, None, None]:
+        usage = Usage(attempts=1, prompt_tokens=len(prompt))
+        try:
             self._claim_context(runner)
             model_before = runner.seconds
             usage.cached_prompt_tokens = runner.prime(prompt)
