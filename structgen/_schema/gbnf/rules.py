@@ -70,6 +70,9 @@ class RuleSet:
         #: a tuple whose first item names the cache. An entry may only hold what asking again
         #: would return: rules are shared by body, so asking again adds nothing.
         self.memo: dict[tuple[Any, ...], Any] = {}
+        #: How deep groups nest in a body, where the caller knew it from building the text
+        #: (key tries, state machines): ``_shallow`` then need not scan it.
+        self._nesting: dict[str, int] = {}
         #: The rules made of groups nested too deep (in order, see ``_shallow``).
         self._hoisted: dict[str, None] = {}
 
@@ -84,18 +87,25 @@ class RuleSet:
         self._next_suffix[base] = n + 1
         return name
 
-    def add(self, hint: str, body: str, refs: tuple[str, ...] | None = None) -> str:
+    def add(self, hint: str, body: str, refs: tuple[str, ...] | None = None,
+            nesting: int | None = None) -> str:
         """Return the name of a rule with this body, creating it if no rule has it yet.
-        ``refs``, if given, are all the rule names ``body`` uses (see ``expr_refs``)."""
+        ``refs``, if given, are all the rule names ``body`` uses (see ``expr_refs``);
+        ``nesting``, if given, is how deep its groups nest (see ``group_depth``)."""
         existing = self._by_body.get(body)
         if existing is not None:
             return existing
         name = self._fresh(hint)
         self._bodies[name] = body
         self._by_body[body] = name
+        self._known(name, refs, nesting)
+        return name
+
+    def _known(self, name: str, refs: tuple[str, ...] | None, nesting: int | None) -> None:
         if refs is not None:
             self._refs[name] = refs
-        return name
+        if nesting is not None:
+            self._nesting[name] = nesting
 
     def add_named(self, name: str, body: str, refs: tuple[str, ...] | None = None) -> str:
         """Define a rule under exactly ``name`` (a fixed name, see ``FIXED_NAMES``, or one that
@@ -104,8 +114,7 @@ class RuleSet:
         if current is None:
             self._bodies[name] = body
             self._by_body.setdefault(body, name)
-            if refs is not None:
-                self._refs[name] = refs
+            self._known(name, refs, None)
         elif current != body:
             raise ValueError(f"rule {name!r} already defined with another body")
         return name
@@ -122,13 +131,14 @@ class RuleSet:
         self._bodies[name] = None
         return name
 
-    def define(self, name: str, body: str, refs: tuple[str, ...] | None = None) -> None:
+    def define(self, name: str, body: str, refs: tuple[str, ...] | None = None,
+               nesting: int | None = None) -> None:
+        """Give a reserved name its body (``refs`` and ``nesting`` as for ``add``)."""
         if self._bodies.get(name, "") is not None:
             raise ValueError(f"rule {name!r} was not reserved or is already defined")
         self._bodies[name] = body
         self._by_body.setdefault(body, name)
-        if refs is not None:
-            self._refs[name] = refs
+        self._known(name, refs, nesting)
 
     def __contains__(self, name: object) -> bool:
         return name in self._bodies
@@ -164,7 +174,11 @@ class RuleSet:
         deeper than that becomes a rule of its own (llama.cpp makes a rule of every group
         anyway, so it parses the same grammar)."""
         body = self._bodies[name] or ""
-        if body.count("(") <= MAX_GROUP_DEPTH or not _too_deep(body):
+        if body.count("(") <= MAX_GROUP_DEPTH:
+            return body
+        known = self._nesting.get(name)
+        deep = known > MAX_GROUP_DEPTH if known is not None else _too_deep(body)
+        if not deep:
             return body
         pieces = split_deep_groups(body)
         if len(pieces) == 1:
@@ -203,6 +217,18 @@ def _too_deep(body: str) -> bool:
         if not parens:
             return False
     return True
+
+
+@memo(16384)
+def group_depth(text: str) -> int:
+    """How deep groups nest in ``text`` (its parentheses outside literals and classes): for
+    the short pieces (character references) that writers of long bodies put together, so that
+    they know their body's nesting without a scan of the whole (see ``RuleSet.add``)."""
+    depth = deepest = 0
+    for paren in _NOT_PAREN.sub("", text):
+        depth += 1 if paren == "(" else -1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 @memo(65536)
