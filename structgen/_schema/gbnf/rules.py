@@ -180,15 +180,17 @@ class RuleSet:
         deep = known > MAX_GROUP_DEPTH if known is not None else _too_deep(body)
         if not deep:
             return body
-        pieces = split_deep_groups(body)
+        pieces, nestings = split_deep_groups(body)
         if len(pieces) == 1:
             return body
         # Even pieces are the body's own text, odd ones the groups that go.
-        return "".join(p if i % 2 == 0 else self._hoist(name, p) for i, p in enumerate(pieces))
+        return "".join(p if i % 2 == 0 else self._hoist(name, p, nestings[i // 2])
+                       for i, p in enumerate(pieces))
 
-    def _hoist(self, parent: str, body: str) -> str:
-        """A rule for a group's ``body``, or the rule that already has it."""
-        name = self.add(f"{parent}-nest", body)
+    def _hoist(self, parent: str, body: str, nesting: int) -> str:
+        """A rule for a group's ``body`` (its groups nesting ``nesting`` deep), or the rule
+        that already has it."""
+        name = self.add(f"{parent}-nest", body, nesting=nesting)
         self._hoisted.setdefault(name, None)
         return name
 
@@ -232,23 +234,29 @@ def group_depth(text: str) -> int:
 
 
 @memo(65536)
-def split_deep_groups(body: str) -> tuple[str, ...]:
+def split_deep_groups(body: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
     """``body`` cut around its groups that open ``MAX_GROUP_DEPTH`` groups deep: its text and
-    each such group's content, alternately (``(body,)`` when there is none). Cached: the same
-    deep bodies (number ranges) recur across grammars."""
-    pieces, depth, start, last = [], 0, 0, 0
+    each such group's content, alternately (``(body,)`` when there is none); and how deep
+    groups nest in each such group's content (known from the cut, so the hoisted rules need no
+    nesting check of their own). Cached: the same deep bodies (number ranges) recur across
+    grammars."""
+    pieces, nestings, depth, start, last, deepest = [], [], 0, 0, 0, 0
+    cut = MAX_GROUP_DEPTH + 1  # the depth of the groups that go
     for match in _TO_PAREN.finditer(body):
         paren = match.group(1)
         if paren == "(":
             depth += 1
-            if depth == MAX_GROUP_DEPTH + 1:
-                start = match.end() - 1
+            if depth == cut:
+                start, deepest = match.end() - 1, depth
+            elif depth > deepest:
+                deepest = depth
         elif paren == ")":
-            if depth == MAX_GROUP_DEPTH + 1:
+            if depth == cut:
                 pieces += [body[last:start], body[start + 1:match.end() - 1].strip()]
+                nestings.append(deepest - cut)
                 last = match.end()
             depth -= 1
-    return (*pieces, body[last:])
+    return (*pieces, body[last:]), tuple(nestings)
 
 
 @memo(65536)
