@@ -37,7 +37,9 @@ _RESERVED_ELSEWHERE = frozenset({"true", "false", "start"})
 def rule_name_hint(text: str) -> str:
     """A valid GBNF rule name derived from arbitrary text (property names, titles...), outside
     the fixed names."""
-    name = _INVALID_NAME_CHARS.sub("-", text).strip("-").lower()
+    # Most hints (hint-child-...) hold nothing to replace: skip the regex for them.
+    valid = text.isascii() and text.replace("-", "").isalnum()
+    name = (text if valid else _INVALID_NAME_CHARS.sub("-", text)).strip("-").lower()
     name = name[:40].rstrip("-") or "r"
     # A leading digit: xgrammar and llguidance want a letter first (and digits alone would
     # read like the counts of ``x{2,16}`` to the reachability scan).
