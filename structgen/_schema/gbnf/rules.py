@@ -150,8 +150,8 @@ class RuleSet:
 
     def to_gbnf(self, root: str = "root") -> str:
         """The grammar text: ``root`` first, then the other rules by name, unused ones dropped."""
-        missing = [n for n, b in self._bodies.items() if b is None]
-        if missing:
+        if None in self._bodies.values():
+            missing = [n for n, b in self._bodies.items() if b is None]
             raise ValueError(f"rules reserved but never defined: {missing}")
         reachable = self._reachable(root)
         # In order (the set's is not stable), so that hoisted groups get the same names each time.
