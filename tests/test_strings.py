@@ -392,14 +392,14 @@ def test_writers_report_the_nesting_of_their_text(monkeypatch: pytest.MonkeyPatc
     from structgen._escapes import MAX_GROUP_DEPTH
 
     told: list[tuple[str, int]] = []
-    known = RuleSet._known
+    known = RuleSet._record
 
     def spy(self: RuleSet, name: str, refs: tuple[str, ...] | None, nesting: int | None) -> None:
         if nesting is not None:
             told.append((self.body(name) or "", nesting))
         known(self, name, refs, nesting)
 
-    monkeypatch.setattr(RuleSet, "_known", spy)
+    monkeypatch.setattr(RuleSet, "_record", spy)
     # Long names (deep tries, hoisted), names with parentheses, brackets and quotes (literal
     # parentheses are no groups), a pattern with two variable parts under a length bound (a
     # state machine), and the raw mode's exclusion trie.

@@ -100,10 +100,11 @@ class RuleSet:
         name = self._fresh(hint)
         self._bodies[name] = body
         self._by_body[body] = name
-        self._known(name, refs, nesting)
+        self._record(name, refs, nesting)
         return name
 
-    def _known(self, name: str, refs: tuple[str, ...] | None, nesting: int | None) -> None:
+    def _record(self, name: str, refs: tuple[str, ...] | None, nesting: int | None) -> None:
+        """What the caller knew of the body of ``name``: its rule names, its nesting."""
         if refs is not None:
             self._refs[name] = refs
         if nesting is not None:
@@ -116,7 +117,7 @@ class RuleSet:
         if current is None:
             self._bodies[name] = body
             self._by_body.setdefault(body, name)
-            self._known(name, refs, None)
+            self._record(name, refs, None)
         elif current != body:
             raise ValueError(f"rule {name!r} already defined with another body")
         return name
@@ -140,7 +141,7 @@ class RuleSet:
             raise ValueError(f"rule {name!r} was not reserved or is already defined")
         self._bodies[name] = body
         self._by_body.setdefault(body, name)
-        self._known(name, refs, nesting)
+        self._record(name, refs, nesting)
 
     def __contains__(self, name: object) -> bool:
         return name in self._bodies
