@@ -373,3 +373,45 @@ def test_minimisation_methods_agree() -> None:
         len(set(_minimize._acyclic_classes(complete, bounded.accepting, dead) or [])),
     }
     assert counts == {len(bounded.delta) + 1}
+
+
+def _group_depth(text: str) -> int:
+    """How deep parentheses outside literals and classes nest (the test's own reading)."""
+    parens = re.sub(r'"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]|[^()]', "", text)
+    depth = deepest = 0
+    for ch in parens:
+        depth += 1 if ch == "(" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def test_writers_report_the_nesting_of_their_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Key tries, state machines and hoisted groups tell the rule set how deep their groups
+    nest, so that writing the text scans none of them for the nesting check: what they tell
+    is what the text holds."""
+    from structgen._escapes import MAX_GROUP_DEPTH
+
+    told: list[tuple[str, int]] = []
+    known = RuleSet._record
+
+    def spy(self: RuleSet, name: str, refs: tuple[str, ...] | None, nesting: int | None) -> None:
+        if nesting is not None:
+            told.append((self.body(name) or "", nesting))
+        known(self, name, refs, nesting)
+
+    monkeypatch.setattr(RuleSet, "_record", spy)
+    # Long names (deep tries, hoisted), names with parentheses, brackets and quotes (literal
+    # parentheses are no groups), a pattern with two variable parts under a length bound (a
+    # state machine), and the raw mode's exclusion trie.
+    names = ["description-of-the-thing", "descriptor(s)", 'quote"d', "[bracket]", "a", "ab"]
+    schemas = [
+        {"type": "object", "properties": {n: {"type": "integer"} for n in names}},
+        {"type": "string", "pattern": "^[a-z]+-[0-9]+$", "maxLength": 40},
+        {"type": "object", "properties": {"x": {"type": "string", "pattern": "^(ab|cd)+x$",
+                                                 "minLength": 3, "maxLength": 30}}},
+    ]
+    for schema in schemas:
+        json_schema_to_gbnf(schema)
+    json_schema_to_gbnf({"type": "string", "not": {"enum": names}}, raw_pattern=True)
+    assert told and any(n > MAX_GROUP_DEPTH for _, n in told)
+    assert [n for _, n in told] == [_group_depth(body) for body, _ in told]

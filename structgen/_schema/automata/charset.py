@@ -236,9 +236,15 @@ def hex_expr(ranges: tuple[Range, ...], width: int) -> str:
     size = 16 ** (width - 1)
     tails: dict[int, list[Range]] = {}
     for lo, hi in ranges:
-        for d in range(lo // size, hi // size + 1):
-            base = d * size
-            tails.setdefault(d, []).append((max(lo, base) - base, min(hi, base + size - 1) - base))
+        first, last = lo // size, hi // size
+        if first == last:
+            tails.setdefault(first, []).append((lo - first * size, hi - first * size))
+            continue
+        # The leading digits between the range's ends take every tail.
+        tails.setdefault(first, []).append((lo - first * size, size - 1))
+        for d in range(first + 1, last):
+            tails.setdefault(d, []).append((0, size - 1))
+        tails.setdefault(last, []).append((0, hi - last * size))
     groups: dict[tuple[Range, ...], list[int]] = {}
     for d in sorted(tails):
         groups.setdefault(tuple(tails[d]), []).append(d)

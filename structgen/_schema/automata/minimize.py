@@ -65,25 +65,24 @@ def _acyclic_classes(delta: list[list[int]], accepting: list[bool], dead: int) -
     classes[dead] = 0
     names: dict[tuple[int, ...], int] = {}
     on_stack = [False] * len(delta)
-    stack = [(0, 0)]
+    # Each state on the stack with its distinct successors still to visit (rows repeat
+    # targets: many symbols lead to the same state).
+    stack = [(0, iter(dict.fromkeys(delta[0])))]
     on_stack[0] = True
     while stack:
-        s, i = stack[-1]
-        row = delta[s]
-        while i < len(row) and (row[i] == dead or classes[row[i]] >= 0):
-            i += 1
-        if i < len(row):
-            t = row[i]
-            if on_stack[t]:
-                return None
-            stack[-1] = (s, i + 1)
-            stack.append((t, 0))
-            on_stack[t] = True
-            continue
-        stack.pop()
-        on_stack[s] = False
-        key = (1 if accepting[s] else 0, *map(classes.__getitem__, row))
-        classes[s] = names.setdefault(key, len(names) + 1)
+        s, successors = stack[-1]
+        for t in successors:
+            if classes[t] < 0:  # not named yet (the sink is named 0)
+                if on_stack[t]:
+                    return None
+                on_stack[t] = True
+                stack.append((t, iter(dict.fromkeys(delta[t]))))
+                break
+        else:
+            stack.pop()
+            on_stack[s] = False
+            key = (1 if accepting[s] else 0, *map(classes.__getitem__, delta[s]))
+            classes[s] = names.setdefault(key, len(names) + 1)
     return classes
 
 

@@ -290,18 +290,20 @@ def limit_length(dfa: DFA, min_length: int, max_length: int | None) -> DFA:
     bound = max_length if max_length is not None else len(dfa.delta) + min_length + far + 2
     source = dfa.delta
     for s, c in order:
-        row = []
         nc = c + 1 if max_length is not None else min(c + 1, min_length)
-        for t in source[s]:
+        # Each distinct target once, in the order the symbols first reach it (which numbers
+        # new pairs as a scan of every symbol would): many symbols lead to the same state.
+        pair_of: dict[int, int] = {}
+        for t in dict.fromkeys(source[s]):
             if t < 0 or nc + to_accept[t] > bound:
-                row.append(-1)
+                pair_of[t] = -1
                 continue
             pair = (t, nc)
             known = index.get(pair)
             if known is None:
                 known = _new_state(index, order, pair, MAX_PRODUCT_STATES)
-            row.append(known)
-        delta.append(row)
+            pair_of[t] = known
+        delta.append(list(map(pair_of.__getitem__, source[s])))
     accepting = [dfa.accepting[s] and c >= min_length for s, c in order]
     return minimize(DFA(dfa.symbols, delta, accepting))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..gbnf.rules import RuleSet, expr_refs
+from ..gbnf.rules import RuleSet, expr_refs, group_depth
 from .charset import CharSet
 from .dfa import DFA
 
@@ -46,7 +46,7 @@ def emit_dfa(
         edges.append(out)
         for _, t in out:
             indegree[t] += 1
-    label_refs = {label: expr_refs(label) for label in labels.values()}
+    label_refs = {label: (expr_refs(label), group_depth(label)) for label in labels.values()}
     return _StateWriter(dfa, rules, hint, final, edges, indegree, label_refs).write()
 
 
@@ -56,10 +56,12 @@ class _StateWriter:
 
     def __init__(self, dfa: DFA, rules: RuleSet, hint: str, final: str,
                  edges: list[list[tuple[str, int]]], indegree: list[int],
-                 label_refs: dict[str, tuple[str, ...]]) -> None:
+                 label_refs: dict[str, tuple[tuple[str, ...], int]]) -> None:
         self.dfa, self.rules, self.hint, self.final = dfa, rules, hint, final
+        #: Each label's rule names and group nesting: what ``RuleSet`` would otherwise scan the
+        #: bodies for.
         self.edges, self.indegree, self.label_refs = edges, indegree, label_refs
-        self.final_refs = expr_refs(final)
+        self.final_refs, self.final_nesting = expr_refs(final), group_depth(final)
         self.names: dict[int, str] = {}
         self.pending: list[int] = []
 
@@ -68,29 +70,39 @@ class _StateWriter:
         while self.pending:
             s = self.pending.pop()
             refs: set[str] = set()  # what the body uses, so reachability need not scan it
-            body = " | ".join(self.alternatives(s, 0, refs))
-            self.rules.define(self.names[s], body, tuple(refs))
+            alts, nesting = self.alternatives(s, 0, refs)
+            self.rules.define(self.names[s], " | ".join(alts), tuple(refs), nesting)
         return top
 
     def is_rule(self, s: int) -> bool:
         return s == 0 or self.indegree[s] != 1
 
-    def alternatives(self, s: int, depth: int, refs: set[str]) -> list[str]:
+    def alternatives(self, s: int, depth: int, refs: set[str]) -> tuple[list[str], int]:
+        """The alternatives of state ``s``'s text and how deep their groups nest."""
         alts = []
+        nesting = 0
         if self.dfa.accepting[s]:
             alts.append(self.final)
             refs.update(self.final_refs)
+            nesting = self.final_nesting
         for head, t in self.edges[s]:
-            refs.update(self.label_refs[head])
+            head_refs, head_nesting = self.label_refs[head]
+            refs.update(head_refs)
+            nesting = max(nesting, head_nesting)
             if self.is_rule(t) or depth >= _INLINE_DEPTH:
                 target = self.ref(t)
                 refs.add(target)
                 alts.append(f"{head} {target}")
                 continue
-            sub = self.alternatives(t, depth + 1, refs)
-            tail = sub[0] if len(sub) == 1 else "(" + " | ".join(sub) + ")"
+            sub, sub_nesting = self.alternatives(t, depth + 1, refs)
+            if len(sub) == 1:
+                tail = sub[0]
+            else:
+                tail = "(" + " | ".join(sub) + ")"
+                sub_nesting += 1
+            nesting = max(nesting, sub_nesting)
             alts.append(f"{head} {tail}".rstrip())
-        return alts
+        return alts, nesting
 
     def ref(self, s: int) -> str:
         if s not in self.names:

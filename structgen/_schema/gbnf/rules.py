@@ -37,7 +37,9 @@ _RESERVED_ELSEWHERE = frozenset({"true", "false", "start"})
 def rule_name_hint(text: str) -> str:
     """A valid GBNF rule name derived from arbitrary text (property names, titles...), outside
     the fixed names."""
-    name = _INVALID_NAME_CHARS.sub("-", text).strip("-").lower()
+    # Most hints (hint-child-...) hold nothing to replace: skip the regex for them.
+    valid = text.isascii() and text.replace("-", "").isalnum()
+    name = (text if valid else _INVALID_NAME_CHARS.sub("-", text)).strip("-").lower()
     name = name[:40].rstrip("-") or "r"
     # A leading digit: xgrammar and llguidance want a letter first (and digits alone would
     # read like the counts of ``x{2,16}`` to the reachability scan).
@@ -70,6 +72,9 @@ class RuleSet:
         #: a tuple whose first item names the cache. An entry may only hold what asking again
         #: would return: rules are shared by body, so asking again adds nothing.
         self.memo: dict[tuple[Any, ...], Any] = {}
+        #: How deep groups nest in a body, where the caller knew it from building the text
+        #: (key tries, state machines): ``_shallow`` then need not scan it.
+        self._nesting: dict[str, int] = {}
         #: The rules made of groups nested too deep (in order, see ``_shallow``).
         self._hoisted: dict[str, None] = {}
 
@@ -84,18 +89,26 @@ class RuleSet:
         self._next_suffix[base] = n + 1
         return name
 
-    def add(self, hint: str, body: str, refs: tuple[str, ...] | None = None) -> str:
+    def add(self, hint: str, body: str, refs: tuple[str, ...] | None = None,
+            nesting: int | None = None) -> str:
         """Return the name of a rule with this body, creating it if no rule has it yet.
-        ``refs``, if given, are all the rule names ``body`` uses (see ``expr_refs``)."""
+        ``refs``, if given, are all the rule names ``body`` uses (see ``expr_refs``);
+        ``nesting``, if given, is how deep its groups nest (see ``group_depth``)."""
         existing = self._by_body.get(body)
         if existing is not None:
             return existing
         name = self._fresh(hint)
         self._bodies[name] = body
         self._by_body[body] = name
+        self._record(name, refs, nesting)
+        return name
+
+    def _record(self, name: str, refs: tuple[str, ...] | None, nesting: int | None) -> None:
+        """What the caller knew of the body of ``name``: its rule names, its nesting."""
         if refs is not None:
             self._refs[name] = refs
-        return name
+        if nesting is not None:
+            self._nesting[name] = nesting
 
     def add_named(self, name: str, body: str, refs: tuple[str, ...] | None = None) -> str:
         """Define a rule under exactly ``name`` (a fixed name, see ``FIXED_NAMES``, or one that
@@ -104,8 +117,7 @@ class RuleSet:
         if current is None:
             self._bodies[name] = body
             self._by_body.setdefault(body, name)
-            if refs is not None:
-                self._refs[name] = refs
+            self._record(name, refs, None)
         elif current != body:
             raise ValueError(f"rule {name!r} already defined with another body")
         return name
@@ -122,13 +134,14 @@ class RuleSet:
         self._bodies[name] = None
         return name
 
-    def define(self, name: str, body: str, refs: tuple[str, ...] | None = None) -> None:
+    def define(self, name: str, body: str, refs: tuple[str, ...] | None = None,
+               nesting: int | None = None) -> None:
+        """Give a reserved name its body (``refs`` and ``nesting`` as for ``add``)."""
         if self._bodies.get(name, "") is not None:
             raise ValueError(f"rule {name!r} was not reserved or is already defined")
         self._bodies[name] = body
         self._by_body.setdefault(body, name)
-        if refs is not None:
-            self._refs[name] = refs
+        self._record(name, refs, nesting)
 
     def __contains__(self, name: object) -> bool:
         return name in self._bodies
@@ -138,8 +151,8 @@ class RuleSet:
 
     def to_gbnf(self, root: str = "root") -> str:
         """The grammar text: ``root`` first, then the other rules by name, unused ones dropped."""
-        missing = [n for n, b in self._bodies.items() if b is None]
-        if missing:
+        if None in self._bodies.values():
+            missing = [n for n, b in self._bodies.items() if b is None]
             raise ValueError(f"rules reserved but never defined: {missing}")
         reachable = self._reachable(root)
         # In order (the set's is not stable), so that hoisted groups get the same names each time.
@@ -164,17 +177,23 @@ class RuleSet:
         deeper than that becomes a rule of its own (llama.cpp makes a rule of every group
         anyway, so it parses the same grammar)."""
         body = self._bodies[name] or ""
-        if body.count("(") <= MAX_GROUP_DEPTH or not _too_deep(body):
+        if body.count("(") <= MAX_GROUP_DEPTH:
             return body
-        pieces = split_deep_groups(body)
+        known = self._nesting.get(name)
+        deep = known > MAX_GROUP_DEPTH if known is not None else _too_deep(body)
+        if not deep:
+            return body
+        pieces, nestings = split_deep_groups(body)
         if len(pieces) == 1:
             return body
         # Even pieces are the body's own text, odd ones the groups that go.
-        return "".join(p if i % 2 == 0 else self._hoist(name, p) for i, p in enumerate(pieces))
+        return "".join(p if i % 2 == 0 else self._hoist(name, p, nestings[i // 2])
+                       for i, p in enumerate(pieces))
 
-    def _hoist(self, parent: str, body: str) -> str:
-        """A rule for a group's ``body``, or the rule that already has it."""
-        name = self.add(f"{parent}-nest", body)
+    def _hoist(self, parent: str, body: str, nesting: int) -> str:
+        """A rule for a group's ``body`` (its groups nesting ``nesting`` deep), or the rule
+        that already has it."""
+        name = self.add(f"{parent}-nest", body, nesting=nesting)
         self._hoisted.setdefault(name, None)
         return name
 
@@ -205,24 +224,42 @@ def _too_deep(body: str) -> bool:
     return True
 
 
+@memo(16384)
+def group_depth(text: str) -> int:
+    """How deep groups nest in ``text`` (its parentheses outside literals and classes): for
+    the short pieces (character references) that writers of long bodies put together, so that
+    they know their body's nesting without a scan of the whole (see ``RuleSet.add``)."""
+    depth = deepest = 0
+    for paren in _NOT_PAREN.sub("", text):
+        depth += 1 if paren == "(" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
 @memo(65536)
-def split_deep_groups(body: str) -> tuple[str, ...]:
+def split_deep_groups(body: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
     """``body`` cut around its groups that open ``MAX_GROUP_DEPTH`` groups deep: its text and
-    each such group's content, alternately (``(body,)`` when there is none). Cached: the same
-    deep bodies (number ranges) recur across grammars."""
-    pieces, depth, start, last = [], 0, 0, 0
+    each such group's content, alternately (``(body,)`` when there is none); and how deep
+    groups nest in each such group's content (known from the cut, so the hoisted rules need no
+    nesting check of their own). Cached: the same deep bodies (number ranges) recur across
+    grammars."""
+    pieces, nestings, depth, start, last, deepest = [], [], 0, 0, 0, 0
+    cut = MAX_GROUP_DEPTH + 1  # the depth of the groups that go
     for match in _TO_PAREN.finditer(body):
         paren = match.group(1)
         if paren == "(":
             depth += 1
-            if depth == MAX_GROUP_DEPTH + 1:
-                start = match.end() - 1
+            if depth == cut:
+                start, deepest = match.end() - 1, depth
+            elif depth > deepest:
+                deepest = depth
         elif paren == ")":
-            if depth == MAX_GROUP_DEPTH + 1:
+            if depth == cut:
                 pieces += [body[last:start], body[start + 1:match.end() - 1].strip()]
+                nestings.append(deepest - cut)
                 last = match.end()
             depth -= 1
-    return (*pieces, body[last:])
+    return (*pieces, body[last:]), tuple(nestings)
 
 
 @memo(65536)

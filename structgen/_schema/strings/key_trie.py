@@ -14,7 +14,7 @@ from functools import partial
 
 from ..._memo import memo
 from ..automata.charset import UNIVERSE, CharSet, NamedRule, json_char_parts, json_char_ref
-from ..gbnf.rules import RuleSet, expr_refs
+from ..gbnf.rules import RuleSet, expr_refs, group_depth
 
 #: Trie depth from which a node's alternatives become a rule of their own.
 _INLINE_DEPTH = 24
@@ -36,29 +36,32 @@ def _json_rest_rules() -> tuple[NamedRule, ...]:
     return (_JSON_REST, *char_rules)
 
 
-def json_exclusion_body(words: list[str], rules: RuleSet, hint: str
-                        ) -> tuple[str, tuple[str, ...]]:
-    """Any JSON string body but ``words``, closing quote included; also the rule names the text
-    uses (for ``RuleSet.add``: the reachability walk need not scan the text)."""
+#: A trie's text, the rule names it uses and how deep its groups nest (for ``RuleSet.add``:
+#: neither the reachability walk nor the nesting check need scan the text).
+TrieText = tuple[str, tuple[str, ...], int]
+
+
+def json_exclusion_body(words: list[str], rules: RuleSet, hint: str) -> TrieText:
+    """Any JSON string body but ``words``, closing quote included."""
     if max(map(len, words)) >= _INLINE_DEPTH or sum(map(len, words)) > MAX_CACHED_CHARS:
         # Deep nodes become rules of this grammar; huge sets stay uncached.
         for rule in _json_rest_rules():
             rules.add_named(*rule)
         writer = _TrieWriter(rules, hint, partial(json_char_ref, rules), QUOTE, _JSON_REST[0])
-        return writer.body(_trie(words), 0), writer.names()
-    text, names, needed = _json_trie(tuple(words))
+        text, nesting = writer.body(_trie(words), 0)
+        return text, writer.names(), nesting
+    text, names, nesting, needed = _json_trie(tuple(words))
     for rule in needed:
         rules.add_named(*rule)
-    return text, names
+    return text, names, nesting
 
 
-def exclusion_body(words: list[str], rules: RuleSet, hint: str, char: CharSetRef
-                   ) -> tuple[str, tuple[str, ...]]:
-    """Any string but ``words`` as bare characters (the raw-pattern mode), with the rule names
-    the text uses."""
+def exclusion_body(words: list[str], rules: RuleSet, hint: str, char: CharSetRef) -> TrieText:
+    """Any string but ``words`` as bare characters (the raw-pattern mode)."""
     rest = rules.add(f"{hint}-rest", f"{char(UNIVERSE)}*")
     writer = _TrieWriter(rules, hint, char, "", rest)
-    return writer.body(_trie(words), 0), writer.names()
+    text, nesting = writer.body(_trie(words), 0)
+    return text, writer.names(), nesting
 
 
 def _trie(words: list[str]) -> Trie:
@@ -72,11 +75,13 @@ def _trie(words: list[str]) -> Trie:
 
 
 @memo(CACHED_TRIES)
-def _json_trie(words: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[NamedRule, ...]]:
-    """A shallow JSON trie's text, the rule names it uses, and every rule it needs defined."""
+def _json_trie(words: tuple[str, ...]
+               ) -> tuple[str, tuple[str, ...], int, tuple[NamedRule, ...]]:
+    """A shallow JSON trie's text, the rule names it uses, how deep its groups nest, and every
+    rule it needs defined."""
     writer = _JsonTrieText()
-    text = writer.body(_trie(list(words)), 0)
-    return text, tuple(writer.direct), tuple(writer.needed.values())
+    text, nesting = writer.body(_trie(list(words)), 0)
+    return text, tuple(writer.direct), nesting, tuple(writer.needed.values())
 
 
 class _TrieBody(ABC):
@@ -92,29 +97,36 @@ class _TrieBody(ABC):
         """A character reference: ``key`` itself, or every character but those after ``^``."""
 
     @abstractmethod
-    def deep(self, sub: str) -> str:
-        """The body of a node at depth ``_INLINE_DEPTH`` or more, as a rule reference."""
+    def deep(self, sub: str, nesting: int) -> str:
+        """The body of a node at depth ``_INLINE_DEPTH`` or more (its groups nesting
+        ``nesting`` deep), as a rule reference."""
 
-    def body(self, node: Trie, depth: int) -> str:
+    def body(self, node: Trie, depth: int) -> tuple[str, int]:
+        """The text of ``node`` (at ``depth``) and how deep its groups nest (``final`` and
+        ``rest`` hold none; a character reference may be an inline group)."""
         # Below the branching prefix most nodes lead on to a single child: walk such chains in a
         # loop, asking for the references in the order the recursion would (the "any other
         # character" set on the way down, the character itself on the way up).
         final, rest, ref = self.final, self.rest, self.ref
-        chain: list[tuple[str, int, str]] = []
+        chain: list[tuple[str, int, str, str]] = []
         while len(node) == 1:
             (c,) = node
             if not c:
                 break  # the end of a word, nothing after it
-            chain.append((c, depth, f"{final} | {ref('^' + c)} {rest}"))
+            other = ref('^' + c)
+            chain.append((c, depth, f"{final} | {other} {rest}", other))
             node = node[c]
             depth += 1
-        text = self._branches(node, depth)
-        for c, at, head in reversed(chain):
-            sub = self._nested(text, at)  # before ref(c): a deep node's rule comes first
-            text = f"{head} | {ref(c)} {sub}"
-        return text
+        text, nesting = self._branches(node, depth)
+        for c, at, head, other in reversed(chain):
+            # Before ref(c): a deep node's rule comes first.
+            sub, nesting = self._nested(text, nesting, at)
+            char = ref(c)
+            text = f"{head} | {char} {sub}"
+            nesting = max(nesting, group_depth(other), group_depth(char))
+        return text, nesting
 
-    def _branches(self, node: Trie, depth: int) -> str:
+    def _branches(self, node: Trie, depth: int) -> tuple[str, int]:
         keys = sorted(node)  # "" (the end of a word) sorts first
         if keys and keys[0] == "":
             alts = []
@@ -122,17 +134,22 @@ class _TrieBody(ABC):
         else:
             alts = [self.final]
         ref = self.ref
-        alts.append(f"{ref('^' + ''.join(keys))} {self.rest}")
+        other = ref('^' + ''.join(keys))
+        alts.append(f"{other} {self.rest}")
+        nesting = group_depth(other)
         for c in keys:
-            sub = self._nested(self.body(node[c], depth + 1), depth)
-            alts.append(f"{ref(c)} {sub}")
-        return " | ".join(alts)
+            sub, sub_nesting = self._nested(*self.body(node[c], depth + 1), depth)
+            char = ref(c)
+            alts.append(f"{char} {sub}")
+            nesting = max(nesting, sub_nesting, group_depth(char))
+        return " | ".join(alts), nesting
 
-    def _nested(self, sub: str, depth: int) -> str:
-        """A child's text as one item after its parent's character (the parent at ``depth``)."""
+    def _nested(self, sub: str, nesting: int, depth: int) -> tuple[str, int]:
+        """A child's text (and its nesting) as one item after its parent's character (the
+        parent at ``depth``)."""
         if depth >= _INLINE_DEPTH:
-            return self.deep(sub)
-        return f"({sub})" if " | " in sub else sub
+            return self.deep(sub, nesting), 0
+        return (f"({sub})", nesting + 1) if " | " in sub else (sub, nesting)
 
 
 class _TrieWriter(_TrieBody):
@@ -153,8 +170,8 @@ class _TrieWriter(_TrieBody):
         self.used.add(found)
         return found
 
-    def deep(self, sub: str) -> str:
-        name = self.rules.add(f"{self.hint}-k", sub)
+    def deep(self, sub: str, nesting: int) -> str:
+        name = self.rules.add(f"{self.hint}-k", sub, nesting=nesting)
         self.used.add(name)
         return name
 
@@ -184,7 +201,7 @@ class _JsonTrieText(_TrieBody):
                     self.needed.setdefault(rule[0], rule)
         return found
 
-    def deep(self, sub: str) -> str:
+    def deep(self, sub: str, nesting: int) -> str:
         raise ValueError("only tries shallower than _INLINE_DEPTH are cached")
 
 

@@ -279,10 +279,10 @@ def _string_rule(
     only_exclusion = not (regexes or spec.not_patterns or spec.min_length or spec.max_length is not None)
     if excluded and spec.only is None and only_exclusion:
         if raw:
-            body, refs = exclusion_body(excluded, rules, hint, char)
-            return rules.add(hint, body, refs)
-        body, refs = json_exclusion_body(excluded, rules, hint)
-        return rules.add(hint, f"{quote}({body})", refs)
+            body, refs, nesting = exclusion_body(excluded, rules, hint, char)
+            return rules.add(hint, body, refs, nesting)
+        body, refs, nesting = json_exclusion_body(excluded, rules, hint)
+        return rules.add(hint, f"{quote}({body})", refs, nesting + 1)
     direct = _direct_tree(spec, regexes, dotall)
     if isinstance(direct, str):  # no string is left
         return None
