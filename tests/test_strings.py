@@ -23,6 +23,7 @@ from structgen._schema.gbnf.rules import RuleSet
 from structgen._schema.ir.atoms import StringSpec
 from structgen._schema.strings.language import json_string_rule, string_matches
 from structgen.testing import accepts
+from test_portability import group_depth
 
 
 def grammar(spec: StringSpec, **options: bool) -> str | None:
@@ -375,16 +376,6 @@ def test_minimisation_methods_agree() -> None:
     assert counts == {len(bounded.delta) + 1}
 
 
-def _group_depth(text: str) -> int:
-    """How deep parentheses outside literals and classes nest (the test's own reading)."""
-    parens = re.sub(r'"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]|[^()]', "", text)
-    depth = deepest = 0
-    for ch in parens:
-        depth += 1 if ch == "(" else -1
-        deepest = max(deepest, depth)
-    return deepest
-
-
 def test_writers_report_the_nesting_of_their_text(monkeypatch: pytest.MonkeyPatch) -> None:
     """Key tries, state machines and hoisted groups tell the rule set how deep their groups
     nest, so that writing the text scans none of them for the nesting check: what they tell
@@ -414,4 +405,4 @@ def test_writers_report_the_nesting_of_their_text(monkeypatch: pytest.MonkeyPatc
         json_schema_to_gbnf(schema)
     json_schema_to_gbnf({"type": "string", "not": {"enum": names}}, raw_pattern=True)
     assert told and any(n > MAX_GROUP_DEPTH for _, n in told)
-    assert [n for _, n in told] == [_group_depth(body) for body, _ in told]
+    assert [n for _, n in told] == [group_depth(body) for body, _ in told]
