@@ -239,3 +239,32 @@ def test_a_raising_tool_ends_the_run_with_the_conversation_on_both_drivers() -> 
             else:
                 asyncio.run(llm.arun_tools("Tell me about the city of paris.", [broken], decision="words"))
         assert caught.value.messages[-1].tool_calls[0]["function"]["name"] == "broken", driver
+
+
+class AllAtOnce(sg.Backend):  # type: ignore[misc]
+    """A blocking backend whose every completion waits until ``n`` of them are under way, as
+    generations decoded together do; run one at a time, or ``n`` at a time on fewer threads,
+    it never answers."""
+
+    def __init__(self, n: int) -> None:
+        self.everyone = threading.Barrier(n, timeout=30)
+        self.script = ScriptedBackend(*(['"yes"'] * n))
+
+    def complete(self, request: sg.CompletionRequest) -> Any:
+        self.everyone.wait()
+        return self.script.complete(request)
+
+    def close(self) -> None:
+        self.script.close()
+
+
+def test_every_async_generation_on_a_blocking_backend_gets_a_thread_of_its_own() -> None:
+    import os
+
+    n = min(32, (os.cpu_count() or 1) + 4) + 2  # more than the loop's default executor has
+    llm = sg.LLM(backend=AllAtOnce(n))
+
+    async def main() -> list[str]:
+        return list(await asyncio.gather(*(llm.agenerate(str, f"Say yes ({i}).") for i in range(n))))
+
+    assert asyncio.run(main()) == ["yes"] * n
