@@ -90,6 +90,43 @@ MESSAGES = [
     "Are replacement ear pads sold for the headphones? Clara",
 ]
 
+#: Written after the batched backend's choices (one unified KV cache, prefix copies between
+#: sequences) were made on MESSAGES, to report them on inputs they were not chosen on.
+HOLDOUT = [
+    "hey so my headphones only play out of the right side now?? bought them in march. -dan",
+    "Good afternoon. I am writing regarding invoice 4471 for a tablet; the VAT looks wrong. Kind regards, Margaret Hill",
+    "laptop fan is SO loud, sounds like a jet. is that normal or is it broken. Tariq",
+    "pls where is my phone, tracking hasnt moved since friday, need it for my trip on sunday!!! Bea",
+    "Hi there, does the smartwatch need a subscription for the heart rate stuff? Thanks, Ingrid",
+    "My son dropped the tablet and now the screen flickers. Not a rush, it's a spare. George Ade",
+    "charged 3 times for one pair of headphones, fix this today please, rent is due. Marisol",
+    "Is the laptop ok for video editing or should I get something bigger? cheers, Finn",
+    "Smartwatch won't pair with my phone since the update. I use it for my insulin alarms, urgent. Harriet Cole",
+    "the courier says he delivered the laptop but my doorbell cam shows nobody came. Wen",
+    "Hello, can I change the colour of the phone I ordered yesterday? Priyanka",
+    "Tablet battery swells a bit at the back, is that dangerous? it's next to my bed. Rosa",
+    "I got an email saying my headphones refund was approved but nothing in my account after 3 weeks. Emeka",
+    "do you ship the smartwatch to Norway? - Sven",
+    "Phone gets really hot when charging, like too hot to hold. Worried. Aylin",
+    "Laptop arrived with a German keyboard, I ordered UK. I start my new job tomorrow. Callum Reid",
+    "Quick one: what's the warranty on the tablet? Jo",
+    "my headphones came in a box that was clearly opened and taped back. Nikolai",
+    "Billing question: why am I paying a monthly fee for the phone insurance I never asked for? Dolores",
+    "smartwatch strap gives me a rash, can I swap it? no hurry. Ama",
+    "The laptop's charger smells like burning plastic. I unplugged it. What now? Ben Okafor",
+    "Parcel with tablet stuck at the depot for a week, nobody answers the phone there. Lukas",
+    "Does the phone have a headphone jack? asking for my dad. - Mei",
+    "Screen on my smartwatch is dead after swimming, it says waterproof on the box!! Carlos",
+    "Hello, I'd like an invoice with my company name for the two laptops. Sincerely, Ruth Adler",
+    "headphones keep disconnecting every 5 min on calls, I have client calls all day. Omari",
+    "Can I return the tablet if my daughter doesn't like it? It was a gift. Helen",
+    "The phone I got is a different model from the one on the receipt. Yara",
+    "they took the money for the smartwatch twice, bank shows two payments. Ivan Petrov",
+    "Laptop won't boot, just a black screen with a blinking light, thesis due friday. Nora",
+    "Where is my headphones order? It's been ten days. Thanks. Kwame",
+    "Is there a cheaper tablet plan for students? Aditi",
+]
+
 PROMPT = "Extract the support ticket from this message.\n\n{text}"
 NOTE_PROMPT = "Who wrote this message, about which product, and what is the problem, in a few words?\n\n{text}"
 
@@ -125,13 +162,16 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--documents", type=int, default=len(MESSAGES))
+    parser.add_argument("--split", choices=["dev", "holdout"], default="dev",
+                        help="dev: the messages the backend's choices were made on; holdout: written after")
     parser.add_argument("--results", default=None, help="write the table and records as JSON here")
     args = parser.parse_args()
     model = model_path(None if args.model == "smollm2" else args.model)
     levels = [int(c) for c in args.concurrency.split(",")]
     if levels[0] != 1:
         levels.insert(0, 1)
-    texts = (MESSAGES * (args.documents // len(MESSAGES) + 1))[: args.documents]
+    pool = HOLDOUT if args.split == "holdout" else MESSAGES
+    texts = (pool * (args.documents // len(pool) + 1))[: args.documents]
     runs: dict[int, list[dict[str, Any]]] = {c: [] for c in levels}
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
@@ -147,7 +187,7 @@ def main() -> None:
     base = runs[1][0]["records"]
     base_seconds = sum(r["seconds"] for r in runs[1])
     table = []
-    print(f"\n{args.type}: {len(texts)} documents, {args.repeat} rounds; command: {' '.join(sys.argv)}")
+    print(f"\n{args.type}, {args.split}: {len(texts)} documents, {args.repeat} rounds; command: {' '.join(sys.argv)}")
     print("| concurrency | seconds (sum) | documents/s | × one at a time | records differing | decodes | rows |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for c in levels:
@@ -168,7 +208,7 @@ def main() -> None:
             print(f"concurrency {c}, document {i}: {base[i].get('value')} -> {other.get('value')}")
     if args.results:
         Path(args.results).write_text(json.dumps(
-            {"command": " ".join(sys.argv), "type": args.type, "documents": len(texts), "table": table,
+            {"command": " ".join(sys.argv), "type": args.type, "split": args.split, "documents": len(texts), "table": table,
              "records": {c: runs[c][0]["records"] for c in levels}}, indent=1) + "\n")
 
 
