@@ -121,6 +121,24 @@ def test_alternating_tool_sets_reuse_each_listing(llm: sg.LLM, no_store: sg.LLM)
 
 
 @model
+def test_the_state_the_store_drops_to_make_room_still_serves_the_prompt(llm: sg.LLM) -> None:
+    """The best saved state for a prompt can be the one the store drops when the state the
+    cache holds is saved to make room for it; the prompt still starts from the best state."""
+    runner = runner_of(llm)
+    first, _ = in_order(llm, [CONTACTS[0], TICKETS[0]])  # the contact's state is saved
+    store, budget = runner.saved, runner.saved.budget
+    holding = runner.lib.llama_state_seq_get_size(runner.ctx, runner.seq)
+    store.budget = max(store.nbytes, holding)  # room for one state: saving the ticket's drops the contact's
+    try:
+        again = run(llm, CONTACTS[0])
+    finally:
+        store.budget = budget
+    assert again.text == first.text
+    assert again.usage.cached_prompt_tokens == again.usage.prompt_tokens - 1
+    assert len(store) == 1
+
+
+@model
 def test_saved_states_outlive_direct_use_of_the_llama(llm: sg.LLM) -> None:
     first, _ = in_order(llm, [CONTACTS[0], TICKETS[0]])
     llama = llm.backend.llama  # type: ignore[attr-defined]
@@ -193,6 +211,17 @@ def test_the_least_recently_used_go_first_within_the_budget() -> None:
     assert store.best([2]) == (None, 0) and store.best([1])[0] is a and store.best([3])[0] is c
     assert store.nbytes == 200
     assert not store.fits(251) and store.fits(250)
+
+
+def test_the_state_about_to_be_used_is_kept_when_room_is_made() -> None:
+    store = PrefixStore(150)
+    a, b = saved([1]), saved([2])
+    store.add(a)
+    store.add(b, keep=a)  # no room for both: the new state goes, not the kept one
+    assert store.best([1])[0] is a and store.best([2]) == (None, 0) and store.nbytes == 100
+    c = saved([3])
+    store.add(c)
+    assert store.best([3])[0] is c and len(store) == 1
 
 
 def test_shared_length() -> None:

@@ -75,15 +75,19 @@ class PrefixStore:
     def fits(self, nbytes: int) -> bool:
         return nbytes <= self.budget
 
-    def add(self, saved: SavedPrefix) -> None:
-        """Keep ``saved``; states it extends are dropped, then the oldest while over budget."""
+    def add(self, saved: SavedPrefix, keep: SavedPrefix | None = None) -> None:
+        """Keep ``saved``; states it extends are dropped, then the oldest while over budget,
+        but never ``keep`` (``saved`` itself goes last, if even that is not enough)."""
         for key, old in list(self._saved.items()):
-            if shared_length(old.tokens, saved.tokens) == len(old.tokens):
+            if old is not keep and shared_length(old.tokens, saved.tokens) == len(old.tokens):
                 self._drop(key)
         self._saved[id(saved)] = saved
         self.nbytes += saved.nbytes
-        while self.nbytes > self.budget and self._saved:
-            self._drop(next(iter(self._saved)))
+        for key, old in list(self._saved.items()):
+            if self.nbytes <= self.budget:
+                break
+            if old is not keep:
+                self._drop(key)
 
     def used(self, saved: SavedPrefix) -> None:
         """Mark ``saved`` as the most recently used."""

@@ -106,7 +106,7 @@ class ModelRunner:
             saved, shared = self.saved.best(prompt)
             peer, held = self._peer_holding(prompt)
             if worth_copying(len(self.tokens) - common, len(self.tokens)):
-                self._save()  # what the cache holds beyond ``common`` is about to go
+                self._save(keep=saved)  # what the cache holds beyond ``common`` is about to go
             if peer is not None and min(held, last) > common and held >= shared:
                 self._copy_from(peer, min(held, last))
                 common = min(held, last)
@@ -142,8 +142,9 @@ class ModelRunner:
         lib.llama_memory_seq_cp(self.memory, peer.seq, self.seq, 0, length)
         self.tokens = peer.tokens[:length]
 
-    def _save(self) -> None:
-        """Copy the cache's state into the store, unless a saved state already holds it."""
+    def _save(self, keep: SavedPrefix | None = None) -> None:
+        """Copy the cache's state into the store, unless a saved state already holds it;
+        ``keep`` (the state about to be copied back) is not dropped to make room."""
         if not self.tokens or not self.saved.budget or self.saved.covers(self.tokens):
             return
         start = time.perf_counter()
@@ -153,7 +154,7 @@ class ModelRunner:
             written = self.lib.llama_state_seq_get_data(self.ctx, data, size, self.seq)
             if written != size:
                 raise BackendError(f"llama.cpp wrote {written} bytes of a {size}-byte sequence state")
-            self.saved.add(SavedPrefix(np.array(self.tokens, dtype=np.int64), data))
+            self.saved.add(SavedPrefix(np.array(self.tokens, dtype=np.int64), data), keep=keep)
         self.state_seconds += time.perf_counter() - start
 
     def _restore(self, saved: SavedPrefix) -> None:
