@@ -10,7 +10,8 @@
   the same topics as the actions.
 
 None of them is a request of any split of ``bench/tool_requests.py`` (a test checks); they were
-written on 2026-12-04 before the signal fitted on them was run on any split.
+written on 2026-12-04 before the signal fitted on them was run on any split; the second group
+(marked) after the first fit had been reported on HOLDOUT3 and BFCL's halves.
 """
 
 from __future__ import annotations
@@ -80,6 +81,22 @@ ACTIONS = (
     "How many steps have I walked today?", "Log a 5 km run for this morning.", "What's my heart rate been like this week?",
     "Is the pharmacy on Main Street open on Sundays?", "When does the next bus leave?",
     "What time does the supermarket close?", "How busy is the gym right now?",
+    # added for the second fit: computations with given values, weather asked plainly, hints and
+    # slang, requests that quote what to translate or write
+    "Calculate the monthly payment on a 250,000 mortgage at 4 percent over 30 years.",
+    "Compute the area of a triangle with base 10 and height 5.", "Calculate the BMI for someone 180 cm tall weighing 75 kg.",
+    "Work out the compound interest on 5,000 dollars at 3 % for 10 years.",
+    "Calculate the distance between the points 40.7, -74.0 and 34.0, -118.2.", "Find the roots of 2x^2 + 3x - 5 = 0.",
+    "Calculate the standard deviation of 4, 8, 15, 16, 23 and 42.", "Get the derivative of x^3 + 2x at x = 4.",
+    "Calculate the final speed of a ball dropped from 20 meters.", "Compute the volume of a cylinder of radius 2 and height 7.",
+    "What's the weather in Tokyo in celsius?", "Weather in Madrid now?", "Temperature in Chicago right now, in fahrenheit.",
+    "How's the weather looking in Mumbai?", "What's the current temperature in Sydney?", "Humidity in Singapore today?",
+    "Stick on some reggae.", "Blast some AC/DC.", "Give me a shout at 7 to call the bank.",
+    "Sort me out a table for two at Pizza Express at 8.", "Line up a meeting with Ana on the 12th.",
+    "Slot a call with the vendor into Wednesday.", "Fire off a note to Jo that the keys are under the mat.",
+    "How do I write 'my flight was cancelled' in Greek?", "Turn 'see you soon' into Swedish.",
+    "Email the landlord saying the rent is paid.", "Tell my sister on WhatsApp that I landed.",
+    "Grab me the price of gold.", "Where are oil prices at today?", "What's the pound doing against the euro?",
 )
 
 ANSWERS = (
@@ -133,6 +150,10 @@ ANSWERS = (
     "That's all, cheers.", "Ok great.", "Never mind.", "You're funny.", "What's your name?", "Are you a robot?",
     "I had a rough day.", "I'm bored.", "Nice talking to you, bye!", "Sounds good to me.", "Perfect, thanks!",
     "What can you do?", "Do you like music?", "Tell me about yourself.", "Haha, good one.",
+    # added for the second fit
+    "How do you calculate a percentage?", "What's the formula for the area of a circle?",
+    "Explain how compound interest works.", "What's the coldest city on earth?", "Why is Fahrenheit still used?",
+    "What's the difference between a mortgage and a loan?", "Is it hard to learn Greek?", "Ok, bye for now.",
 )
 
 __all__ = ["ACTIONS", "ANSWERS"]

@@ -43,3 +43,11 @@ def test_the_reported_splits_share_no_request_with_tuning() -> None:
     assert not fourth & (tune | test | holdout | fresh | third)
     for split in (HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4):
         assert {kind: len(requests) for kind, requests in split.items()} == {"plain": 15, "paraphrase": 15, "no_tool": 15}
+
+
+def test_the_action_signal_is_fitted_on_no_request_of_any_split() -> None:
+    from bench.intent_sentences import ACTIONS, ANSWERS
+
+    splits = {text for split in (TUNE, TEST, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4)
+              for requests in split.values() for text, _ in requests}
+    assert not set(ACTIONS) & splits and not set(ANSWERS) & splits

@@ -80,7 +80,7 @@ FITTED: dict[tuple[bool, bool], Weights] = {
 #: (``_intent.py``, a log-odds) added; its weight and the bias chosen on the tuning split only
 #: (``bench/fit_intent.py``; docs/benchmarks.md, "The action signal refitted"). Without the
 #: sentence encoder there is no signal, and "action" is "meaning".
-WITH_ACTION = Weights(bias=-2.5, similarity=4.0, channel=1.0, words=0.3, action=0.5)
+WITH_ACTION = Weights(bias=-2.5, similarity=4.0, channel=1.0, words=0.3, action=1.0)
 #: The action-or-answer direction in the encoder's space, and its offset (``_intent.py``).
 _ACTION_DIRECTION = np.asarray(DIRECTION, dtype=np.float32)
 #: A tool scored this far below the best is not offered beside it: offered tools compete by
