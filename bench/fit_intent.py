@@ -1,19 +1,20 @@
-"""Fit the action-or-answer signal of ``decision="action"`` and choose its weight in the tool score.
+"""An experiment (stop 35, not shipped): an action-or-answer signal for ``decision="action"``
+fitted on sentences, and its weight in the tool score (docs/benchmarks.md, "The action signal
+refitted: measured, not adopted").
 
 1. A logistic regression on all-MiniLM-L6-v2 vectors of ``bench/intent_sentences.py`` (its
-   L2 strength chosen by 5-fold cross-validation on those sentences alone). ``--write`` writes
-   the fitted direction into ``structgen/_generate/_intent.py``.
+   L2 strength chosen by 5-fold cross-validation on those sentences alone).
 2. How well each form of the signal tells TUNE's requests that need a tool (plain and
    paraphrase) from those that do not (ROC AUC): the fitted direction, and the mean similarity
    to the three closest sentences of each kind (the form the signal had before).
 3. The signal's weight and bias in the tool score, by the pre-call gate on TUNE (SmolLM2's
    signals in bench/results/decision-features-smollm2.json; past the gate, the outcome
    ``"copied"`` had, bench/results/tool_arguments-smollm2.json), as ``bench/intent_estimate.py``
-   does for the earlier signal.
+   does for the shipped signal.
 
 Usage::
 
-    python bench/fit_intent.py [--write]
+    python bench/fit_intent.py
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ from structgen._embedding import SentenceEncoder  # noqa: E402
 
 Array = npt.NDArray[np.float64]
 RESULTS = Path(__file__).with_name("results")
-MODULE = Path(__file__).resolve().parents[1] / "structgen" / "_generate" / "_intent.py"
 STRENGTHS = (0.000001, 0.00001, 0.0001, 0.001, 0.01, 0.1, 1.0)
 MEANING = {"similarity": 4.0, "channel": 1.0, "words": 0.3}  # FITTED[(True, True)]
 
@@ -93,12 +93,11 @@ def nearest(x: Array, actions: Array, answers: Array) -> Array:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--write", action="store_true", help="write the fitted direction into _intent.py")
-    args = parser.parse_args()
+    parser.parse_args()
     encoder = SentenceEncoder()
     actions = encoder.encode(list(ACTIONS)).astype(np.float64)
     answers = encoder.encode(list(ANSWERS)).astype(np.float64)
-    print(f"command: python bench/fit_intent.py{' --write' if args.write else ''}")
+    print("command: python bench/fit_intent.py")
     print(f"{len(actions)} action and {len(answers)} answer sentences")
     direction, offset, strength, losses = fit_sentences(actions, answers)
     for s, (loss, error) in losses.items():
@@ -133,19 +132,6 @@ def main() -> None:
             best = (key, weight, bias)
     assert best is not None
     print(f"chosen: L2 strength {strength}, weight {best[1]}, bias {best[2]}")
-    if args.write:
-        write(direction, offset)
-
-
-def write(direction: Array, offset: float) -> None:
-    text = MODULE.read_text()
-    head, marker, _ = text.partition("DIRECTION = (")
-    numbers = [f"{v:.4f}" for v in direction]
-    rows = [", ".join(numbers[i : i + 12]) for i in range(0, len(numbers), 12)]
-    body = "".join(f"    {row},\n" for row in rows)
-    tail = f")\nOFFSET = {offset:.4f}\n\n__all__ = [\"DIRECTION\", \"OFFSET\"]\n"
-    MODULE.write_text(head + marker + "\n" + body + tail)
-    print(f"wrote {MODULE}")
 
 
 if __name__ == "__main__":

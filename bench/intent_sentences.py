@@ -1,6 +1,6 @@
-"""Requests of both kinds, written for fitting the action-or-answer signal of
-``decision="action"`` (``bench/fit_intent.py``; the fitted direction ships as
-``structgen/_generate/_intent.py``).
+"""Requests of both kinds, written for fitting an action-or-answer signal for
+``decision="action"`` (``bench/fit_intent.py``, an experiment of stop 35 that was measured and
+not shipped: docs/benchmarks.md, "The action signal refitted: measured, not adopted").
 
 - ``ACTIONS``: something is to be done, or looked up in a live or personal source a tool would
   hold — commands, bookings, messages, reminders, media, prices and rates, routes, forecasts,

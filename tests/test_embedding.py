@@ -58,13 +58,3 @@ def test_requests_for_an_action_score_above_questions(encoder: SentenceEncoder) 
     doing = ["Turn the heating up to 21 degrees.", "Book me a haircut for Saturday.", "Play my workout playlist."]
     asking = ["Why is grass green?", "Who was the first emperor of Rome?", "Write a limerick about socks."]
     assert min(map(meanings.action_score, doing)) > 0 > max(map(meanings.action_score, asking))
-
-
-def test_the_shipped_action_direction_is_the_fit_of_the_sentences(encoder: SentenceEncoder) -> None:
-    """``_intent.py`` holds what ``bench/fit_intent.py --write`` fits on bench/intent_sentences.py."""
-    from bench.fit_intent import fit_sentences
-    from bench.intent_sentences import ACTIONS, ANSWERS
-    from structgen._generate._intent import DIRECTION, OFFSET
-
-    direction, offset, _, _ = fit_sentences(*(encoder.encode(list(s)).astype(np.float64) for s in (ACTIONS, ANSWERS)))
-    assert np.abs(direction - np.asarray(DIRECTION)).max() < 1e-3 and abs(offset - OFFSET) < 1e-3

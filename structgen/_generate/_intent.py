@@ -1,52 +1,38 @@
 """Whether a request asks for something to be done or for an answer: the "action or answer"
 signal of ``decision="action"``.
 
-A logistic regression on the sentence encoder's vectors (all-MiniLM-L6-v2, the one tool
-decisions use), fitted on requests of both kinds written for it (``bench/intent_sentences.py``:
-commands, bookings, messages, live prices and forecasts, translations, against facts,
-explanations, advice, writing, arithmetic and small talk, many on the same topics) by
-``bench/fit_intent.py --write``, which wrote the numbers below. The signal is the request's
-log-odds of asking for an action: ``vector @ DIRECTION + OFFSET``. "Who composed the music for
-Star Wars?" beside ``play_music`` scores low; commands and requests for live data score high,
-however they are worded.
+A request is compared, with the sentence encoder tool decisions use, with requests of both
+kinds written for this (sharing no tool's words): its similarity to the three closest action
+requests less that to the three closest questions. Requests that only share a topic with a tool
+("Who composed the music for Star Wars?" beside ``play_music``) score low; commands and
+requests for live data score high, however they are worded.
 """
 
 from __future__ import annotations
 
-DIRECTION = (
-    0.1087, -0.0784, 4.2311, -0.9622, 1.4713, -0.9142, -1.0652, -1.4959, -0.5395, 2.9859, 0.6346, -2.2941,
-    -1.1009, -0.1843, -0.3625, -0.0130, 0.4479, 0.6637, 0.9863, -0.2274, -0.2772, 2.4571, -2.7456, 0.5867,
-    2.7786, 3.0452, 2.6613, 1.1503, -0.9245, 0.4222, -1.2086, -1.9360, -0.5196, 0.3614, -0.1926, -2.8095,
-    0.4033, -1.2609, 0.8068, -1.7576, 0.5878, -2.7491, -0.1904, -2.5998, 0.4616, 1.5918, 0.7340, -1.4569,
-    3.5774, 0.1437, 2.2682, 0.8396, 4.0443, -1.2061, -1.2316, 0.9355, 1.7750, -0.6755, 0.4232, 1.6436,
-    0.4694, 1.3651, -0.1291, 0.0172, -0.8142, 2.5853, -3.1300, 1.3429, 1.6077, 0.3613, 2.6529, -2.4867,
-    2.3792, -1.4410, -2.2848, 0.6890, 2.3550, 0.9244, 1.2299, -1.8424, -1.1418, -2.4763, 0.9870, -1.5096,
-    0.7861, 3.0418, -1.4212, 0.2845, 1.8469, -0.4758, -1.9817, -1.3028, -3.2323, -0.6999, -1.4712, -0.7235,
-    -1.3516, -0.8517, 0.6783, 1.0913, -2.2080, 3.0356, -0.8647, -0.0330, -2.7398, 0.4040, 3.6992, 0.9039,
-    1.8990, 0.0571, -0.8350, 0.5283, -1.0022, -2.3258, 0.0110, 0.3201, 3.1649, 0.0151, -0.3541, -0.6828,
-    2.7108, 1.6224, -0.3739, -1.1537, -1.9248, -1.3238, -1.4486, 0.0000, -3.6732, 0.6761, -1.0845, -3.3461,
-    0.1356, -0.1809, -0.0252, 0.4141, -2.0721, 1.1786, 0.7157, -0.0684, -3.2228, -3.5857, -0.6315, -1.3078,
-    4.0684, -1.3434, -2.8166, 1.0879, 1.9309, -4.7493, -0.5412, 1.6398, 1.7683, 3.0664, 0.5985, 1.5243,
-    -0.5919, -1.8541, -1.7792, -0.8283, -0.9705, -0.0644, -2.2011, 0.8183, 0.2022, 0.9804, 2.2157, -0.3805,
-    4.6091, -1.4036, -1.9114, -1.1463, -0.5713, -0.0962, 1.2910, -0.2191, 4.9390, -0.6291, -0.5073, 0.9594,
-    -2.9999, -0.2916, -1.2394, 3.4997, 1.3380, 0.1843, 0.2991, -1.4666, 2.0380, -2.1976, -0.7874, -2.6666,
-    -2.3067, -1.0364, -0.4250, -1.0467, -1.7592, 1.2397, 0.1283, -1.0676, 2.7568, -3.0713, 1.6242, 0.9293,
-    -1.9172, -1.1628, 0.9330, -0.1251, 2.6284, 0.9828, 2.1308, 3.1418, 5.2074, -0.8866, -2.4222, 1.1192,
-    -0.5765, 1.7697, -1.9439, -0.2172, -0.6553, 0.2038, 1.1106, -0.0000, -0.7001, 0.6407, 0.1139, -1.4215,
-    0.3009, 0.3586, 0.8522, -1.0774, -0.6640, 1.2069, 1.9007, -0.4330, 2.2912, 1.5873, 1.7218, 2.4068,
-    0.3825, 2.0916, -0.8083, 3.3018, 0.3088, 0.5048, 1.8509, 1.8305, -0.3672, -0.5236, 4.9130, -0.3076,
-    -3.6973, 1.4400, -2.5900, -1.0416, -1.9161, 1.3454, 0.5377, -1.3569, 0.7318, -0.1496, 0.5409, -1.8413,
-    0.9651, 0.0845, -2.8854, 0.6127, -2.7351, -0.8484, -0.5243, 1.1484, -1.2274, -0.5125, -0.3965, 0.4043,
-    -3.3718, -1.3899, -1.2702, 1.0668, 1.5044, -1.8358, 0.0811, -0.2296, -2.4513, 3.5272, -0.7945, -3.7091,
-    0.3751, 0.8570, -0.6006, -1.7063, 1.7270, 0.9534, -0.9960, 0.1291, -2.3161, 2.7539, 0.7555, 0.7751,
-    -1.1933, 2.2201, 3.4289, 0.1630, 2.6777, -1.2659, -1.4952, -0.8558, 1.3162, -1.3610, -1.2730, -1.0084,
-    -1.1666, 1.1261, -0.9228, 2.2102, 0.6261, 1.8819, 0.3107, 0.0000, -0.9115, -1.8097, 0.5717, 0.8999,
-    -0.4131, -2.2934, -1.7259, 1.1442, 1.8437, -1.1147, -0.4497, -0.3913, 2.6193, 2.7051, -1.8146, 1.5938,
-    -2.5328, -0.5047, -0.5673, -1.9017, -1.3974, 1.7988, 0.6123, 1.4295, 0.8990, 0.4273, -3.9974, -0.1293,
-    0.7253, 0.1512, -1.7779, -1.6925, -0.2914, -0.7560, 0.1266, 0.7196, -1.8072, 2.6845, -0.3256, 1.2566,
-    -0.0455, -5.0952, -3.3123, 0.6056, -1.0605, -1.7471, -3.1003, 1.1884, 1.8066, -0.7323, -1.4682, 0.3609,
-    0.5093, 2.9292, 4.3521, 0.6211, -0.5506, -1.3056, -1.4287, 2.1749, 0.1890, -2.2050, -2.3681, -0.2638,
+ACTIONS = (
+    "Turn off the lights in the kitchen.", "Order me a large pepperoni pizza.", "Call a taxi to the station.",
+    "Look up flights from Boston to Denver next Friday.", "Cancel my 3pm meeting.", "Text Maria that I'm running late.",
+    "Start a timer for ten minutes.", "Add milk and eggs to my shopping list.", "Check the status of order 4471.",
+    "Pay my electricity bill.", "Open the garage door.", "Find me a hotel in Lisbon for two nights.",
+    "What's the balance on my checking account?", "How long will my commute take right now?",
+    "Schedule a call with the design team on Tuesday.", "Save this article for later.", "Share my location with Tom.",
+    "Look up the score of tonight's game.", "Is my package out for delivery?", "Rent a bike near me.",
+    "Get me the latest figures for our sales dashboard.", "Search my files for the tax form.",
+    "Mute notifications until tomorrow.", "Buy two tickets for the 8pm show.", "Reset my password.",
 )
-OFFSET = -1.3983
+QUESTIONS = (
+    "Why is the sky blue?", "Explain photosynthesis simply.", "Write a short poem about autumn.",
+    "What is the capital of Australia?", "Tell me a joke about cats.", "How does a vaccine work?",
+    "What's the difference between weather and climate?", "Summarize the plot of Hamlet.",
+    "Give me tips for a job interview.", "What does 'serendipity' mean?", "Who painted the Mona Lisa?",
+    "How many legs does a spider have?", "What is 15 percent of 80?", "Can you help me name my dog?",
+    "Is coffee bad for you?", "Describe a sunset over the ocean.", "What causes inflation?",
+    "How do I say no politely?", "Why do people dream?", "Write a thank-you note for a gift.",
+    "What's a good way to start a speech?", "How old is the universe?", "Compare cats and dogs as pets.",
+    "What rhymes with orange?", "Hi, how are you today?",
+)
+#: How many of the closest prototypes of each kind are averaged.
+CLOSEST = 3
 
-__all__ = ["DIRECTION", "OFFSET"]
+__all__ = ["ACTIONS", "CLOSEST", "QUESTIONS"]

@@ -38,7 +38,7 @@ import numpy.typing as npt
 
 from .._backends._seam import Backend, Message, ScoreRequest
 from .._tools._tool import Tool
-from ._intent import DIRECTION, OFFSET
+from ._intent import ACTIONS, CLOSEST, QUESTIONS
 from ._steps import Steps, finish, run_blocking, score
 from ._tool_decision import relevant_tools, said, shared_words, tool_text
 
@@ -77,12 +77,9 @@ FITTED: dict[tuple[bool, bool], Weights] = {
     (False, False): Weights(bias=-1.4, words=1.46),  # one shared word: the word rule
 }
 #: ``decision="action"``: the ``(True, True)`` score with the action-or-answer signal
-#: (``_intent.py``, a log-odds) added; its weight and the bias chosen on the tuning split only
-#: (``bench/fit_intent.py``; docs/benchmarks.md, "The action signal refitted"). Without the
-#: sentence encoder there is no signal, and "action" is "meaning".
-WITH_ACTION = Weights(bias=-2.5, similarity=4.0, channel=1.0, words=0.3, action=1.0)
-#: The action-or-answer direction in the encoder's space, and its offset (``_intent.py``).
-_ACTION_DIRECTION = np.asarray(DIRECTION, dtype=np.float32)
+#: (``_intent.py``) added; chosen on the tuning split only (docs/benchmarks.md, "Copied
+#: arguments"). Without the sentence encoder there is no signal, and "action" is "meaning".
+WITH_ACTION = Weights(bias=-1.5, similarity=4.0, channel=1.0, words=0.3, action=15.0)
 #: A tool scored this far below the best is not offered beside it: offered tools compete by
 #: their names' likelihood, which knows less than the score (docs/benchmarks.md).
 MARGIN = 0.25
@@ -130,6 +127,7 @@ class Meanings:
         self.encoder = encoder
         self.size = size
         self._vectors: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+        self._intent: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]] | None = None
 
     def similarities(self, request: str, tools: Sequence[Tool]) -> list[float]:
         texts = [tool_text(t) for t in tools]
@@ -145,9 +143,17 @@ class Meanings:
         return [float(asked @ self._vectors[text]) for text in texts]
 
     def action_score(self, request: str) -> float:
-        """The log-odds that ``request`` asks for something to be done rather than for an
-        answer (``_intent.py``)."""
-        return float(self.encoder.encode([request])[0] @ _ACTION_DIRECTION + OFFSET)
+        """How much more ``request`` is like a request for an action than like a question
+        (``_intent.py``): the mean similarity to the closest action prototypes less that to
+        the closest questions."""
+        actions, questions = self._prototypes()
+        asked = self.encoder.encode([request])[0]
+        return float(np.sort(actions @ asked)[-CLOSEST:].mean() - np.sort(questions @ asked)[-CLOSEST:].mean())
+
+    def _prototypes(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        if self._intent is None:
+            self._intent = (self.encoder.encode(list(ACTIONS)), self.encoder.encode(list(QUESTIONS)))
+        return self._intent
 
     def clear(self) -> None:
         self._vectors.clear()
