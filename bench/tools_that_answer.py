@@ -1,0 +1,114 @@
+"""Questions that an offered tool answers, worded as users word them: does the default decision
+call the tool, or answer in words?
+
+Written on 2026-12-04 (stop 35), before any run, to test on more than one request the reason the
+refitted action signal was not adopted: with an ``add`` tool offered, both refits answered "What
+is 12 plus 30?" in words (tests/test_tool_calls.py). Tools that compute or look up an answer;
+requests that need them (asked as questions, as people ask), and requests beside the same tools
+that need none. The default decision and arguments, greedy, SmolLM2 unless ``--model``;
+``--source`` imports structgen from another checkout (the refits' commits). Usage::
+
+    python bench/tools_that_answer.py [--model gemma] [--source PATH] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Literal
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def add(a: float, b: float) -> float:
+    """Add two numbers.
+
+    Args:
+        a: The first number.
+        b: The second number.
+    """
+    return a + b
+
+
+def multiply(a: float, b: float) -> float:
+    """Multiply two numbers.
+
+    Args:
+        a: The first number.
+        b: The second number.
+    """
+    return a * b
+
+
+def convert_units(value: float, from_unit: str, to_unit: str) -> float:
+    """Convert a length, weight or temperature from one unit to another.
+
+    Args:
+        value: The quantity to convert.
+        from_unit: Unit of the quantity (km, mi, kg, lb, C, F).
+        to_unit: Unit to convert into.
+    """
+    return value
+
+
+def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
+    """Current weather in a city.
+
+    Args:
+        city: Name of the city.
+        unit: Temperature unit.
+    """
+    return "sunny"
+
+
+TOOLS = [add, multiply, convert_units, get_weather]
+REQUESTS: list[tuple[str, str | None]] = [
+    ("what's 17 plus 26?", "add"),
+    ("How much is 1250 and 380 together?", "add"),
+    ("what do I get if I multiply 12 by 45", "multiply"),
+    ("How much is 7 times 13?", "multiply"),
+    ("How many km is 26 miles?", "convert_units"),
+    ("what's 70 kilos in pounds", "convert_units"),
+    ("Is it hot in Cairo right now?", "get_weather"),
+    ("What's the temperature in Boston in fahrenheit?", "get_weather"),
+    ("Why do we carry the one when adding?", None),
+    ("Who came up with the metric system?", None),
+    ("What's the hottest place on earth?", None),
+    ("thanks, that's it", None),
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default=None, help="gemma, or a GGUF path (default: SmolLM2)")
+    parser.add_argument("--source", type=Path, default=ROOT, help="the checkout to import structgen from")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from bench.bfcl import model_path
+
+    sys.path.insert(0, str(args.source.resolve()))
+    import structgen
+
+    llm = structgen.LLM(model_path(args.model), max_tokens=256, n_ctx=4096, n_threads=1, n_threads_batch=1)
+    rows = []
+    for text, wanted in REQUESTS:
+        turn = llm.call_tools(text, tools=TOOLS, tool_choice="auto")
+        called = turn.calls[0].name if turn.calls else None
+        rows.append({"request": text, "wanted": wanted, "called": called, "right": called == wanted,
+                     "arguments": turn.calls[0].text if turn.calls else None, "text": (turn.text or "")[:120]})
+        print(f"{'ok  ' if called == wanted else 'FAIL'} {text!r} -> {called} {rows[-1]['arguments'] or rows[-1]['text']!r}",
+              flush=True)
+    command = shlex.join(["python", "bench/tools_that_answer.py", *sys.argv[1:]])
+    needing = [r for r in rows if r["wanted"]]
+    print(f"`{command}` (structgen from {structgen.__file__}): tool needed {sum(r['right'] for r in needing)}"
+          f"/{len(needing)}, none needed {sum(r['right'] for r in rows if not r['wanted'])}/{len(rows) - len(needing)}")
+    if args.json:
+        args.json.write_text(json.dumps({"command": command, "rows": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
