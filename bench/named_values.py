@@ -1,0 +1,153 @@
+"""Listed values the user names: does the call carry the value the request asked for?
+
+Written on 2026-12-04 (stop 36), before any run, for the case #28 lists: "What's the
+temperature in Boston in fahrenheit?" got ``unit="celsius"`` on both small models, in every
+version. A small model copies the first value the tool listing shows. Each request below names
+one of a parameter's listed values (or, in the last ones, two values of positions that share
+one list, where the request alone cannot say which is which); right = the expected tool, called
+with every expected argument. The default decision and arguments, greedy, SmolLM2 unless
+``--model``; ``--source`` imports structgen from another checkout (the shipped version). Usage::
+
+    python bench/named_values.py [--model gemma] [--source PATH] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+ROOT = Path(__file__).resolve().parents[1]
+
+Temperature = Literal["celsius", "fahrenheit", "kelvin"]
+
+
+def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
+    """Current weather in a city.
+
+    Args:
+        city: Name of the city.
+        unit: Temperature unit.
+    """
+    return "sunny"
+
+
+def set_reminder(text: str, priority: Literal["low", "normal", "high"] = "normal") -> str:
+    """Set a reminder.
+
+    Args:
+        text: What to be reminded of.
+        priority: How urgent the reminder is.
+    """
+    return "ok"
+
+
+def search_flights(origin: str, destination: str, cabin: Literal["economy", "premium", "business", "first"] = "economy") -> str:
+    """Search flights between two cities.
+
+    Args:
+        origin: City of departure.
+        destination: City of arrival.
+        cabin: Cabin class.
+    """
+    return "[]"
+
+
+def translate(text: str, language: Literal["french", "german", "spanish", "italian"]) -> str:
+    """Translate text into another language.
+
+    Args:
+        text: The text to translate.
+        language: The language to translate into.
+    """
+    return text
+
+
+def order_coffee(drink: str, size: Literal["small", "medium", "large"] = "medium") -> str:
+    """Order a coffee.
+
+    Args:
+        drink: The drink, e.g. latte.
+        size: Cup size.
+    """
+    return "ok"
+
+
+def set_thermostat(temperature: float, mode: Literal["heat", "cool", "auto"] = "auto") -> str:
+    """Set the home thermostat.
+
+    Args:
+        temperature: Target temperature.
+        mode: Heating or cooling mode.
+    """
+    return "ok"
+
+
+def convert_temperature(value: float, from_unit: Temperature, to_unit: Temperature) -> float:
+    """Convert a temperature between units.
+
+    Args:
+        value: The temperature to convert.
+        from_unit: Unit of the value.
+        to_unit: Unit to convert into.
+    """
+    return value
+
+
+TOOLS = [get_weather, set_reminder, search_flights, translate, order_coffee, set_thermostat, convert_temperature]
+# (request, tool, arguments the call must carry)
+REQUESTS: list[tuple[str, str, dict[str, Any]]] = [
+    ("What's the temperature in Boston in fahrenheit?", "get_weather", {"unit": "fahrenheit"}),
+    ("weather in Paris in Fahrenheit please", "get_weather", {"unit": "fahrenheit"}),
+    ("how warm is it in Madrid right now, celsius", "get_weather", {"unit": "celsius"}),
+    ("remind me to call mom tonight, high priority", "set_reminder", {"priority": "high"}),
+    ("Set a low priority reminder to water the plants", "set_reminder", {"priority": "low"}),
+    ("find me business class flights from London to Tokyo", "search_flights", {"cabin": "business"}),
+    ("any premium seats from Oslo to Rome?", "search_flights", {"cabin": "premium"}),
+    ("translate 'good morning' into German", "translate", {"language": "german"}),
+    ("how do you say thank you in Italian", "translate", {"language": "italian"}),
+    ("can I get a large latte", "order_coffee", {"size": "large"}),
+    ("one small cappuccino please", "order_coffee", {"size": "small"}),
+    ("set the thermostat to 21 and cool the house", "set_thermostat", {"mode": "cool", "temperature": 21}),
+    # two positions share the list: the request names values, not which position each fills
+    ("convert 300 kelvin to celsius", "convert_temperature", {"from_unit": "kelvin", "to_unit": "celsius"}),
+    ("what is 70 fahrenheit in celsius", "convert_temperature", {"from_unit": "fahrenheit", "to_unit": "celsius"}),
+    # two values of one list named: economy is the class, "first" is a date
+    ("economy flights from Rome to Berlin on the first of May", "search_flights", {"cabin": "economy"}),
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default=None, help="gemma, or a GGUF path (default: SmolLM2)")
+    parser.add_argument("--source", type=Path, default=ROOT, help="the checkout to import structgen from")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from bench.bfcl import model_path
+
+    sys.path.insert(0, str(args.source.resolve()))
+    import structgen
+
+    llm = structgen.LLM(model_path(args.model), max_tokens=256, n_ctx=4096, n_threads=1, n_threads_batch=1)
+    rows = []
+    for text, wanted, expected in REQUESTS:
+        turn = llm.call_tools(text, tools=TOOLS, tool_choice="auto")
+        call = turn.calls[0] if turn.calls else None
+        arguments = json.loads(call.text) if call else {}
+        right = call is not None and call.name == wanted and all(arguments.get(k) == v for k, v in expected.items())
+        rows.append({"request": text, "wanted": wanted, "expected": expected, "called": call.name if call else None,
+                     "arguments": arguments if call else None, "text": (turn.text or "")[:120], "right": right})
+        print(f"{'ok  ' if right else 'FAIL'} {text!r} -> {rows[-1]['called']} {call.text if call else rows[-1]['text']!r}",
+              flush=True)
+    command = shlex.join(["python", "bench/named_values.py", *sys.argv[1:]])
+    print(f"`{command}` (structgen from {structgen.__file__}): {sum(r['right'] for r in rows)}/{len(rows)} right")
+    if args.json:
+        args.json.write_text(json.dumps({"command": command, "rows": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
