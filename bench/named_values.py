@@ -6,9 +6,14 @@ version. A small model copies the first value the tool listing shows. Each reque
 one of a parameter's listed values (or, in the last ones, two values of positions that share
 one list, where the request alone cannot say which is which); right = the expected tool, called
 with every expected argument. The default decision and arguments, greedy, SmolLM2 unless
-``--model``; ``--source`` imports structgen from another checkout (the shipped version). Usage::
+``--model``; ``--source`` imports structgen from another checkout (the shipped version).
+
+``--bfcl tune|test`` measures the rule alone, with no model: over a BFCL half, every parameter
+:func:`structgen._generate._copied.named_tools` narrows to one value, and whether BFCL's ground
+truth accepts that value (its own string standardisation). Usage::
 
     python bench/named_values.py [--model gemma] [--source PATH] [--json OUT]
+    python bench/named_values.py --bfcl tune|test
 """
 
 from __future__ import annotations
@@ -120,12 +125,50 @@ REQUESTS: list[tuple[str, str, dict[str, Any]]] = [
 ]
 
 
+def bfcl_precision(split: str) -> None:
+    """Each value the rule picks on a BFCL half, against the case's ground truth."""
+    sys.path.insert(0, str(ROOT))
+    from bench.bfcl import bfcl_tool, cases, normalise
+    from structgen._generate._copied import named_tools
+    from structgen._tools._tool import as_tools
+
+    picked = right = 0
+    for case in cases(split=split):
+        if not case["ground_truth"]:
+            continue
+        request = [m["content"] for m in case["question"][-1] if m["role"] == "user"][-1]
+        truth: dict[str, dict[str, list[Any]]] = {}
+        for expected in case["ground_truth"]:
+            truth.update(expected)
+        for function in case["function"]:
+            if function["name"] not in truth:
+                continue
+            spec = bfcl_tool(function)["function"]
+            tool = as_tools([spec])[0]
+            narrowed = named_tools([tool], request)[0]
+            for name, schema in narrowed.parameters.get("properties", {}).items():
+                before = tool.parameters["properties"][name].get("enum")
+                if schema.get("enum") == before or not isinstance(schema.get("enum"), list):
+                    continue
+                value = schema["enum"][0]
+                options = truth[function["name"]].get(name, [])
+                ok = any(isinstance(o, str) and normalise(o) == normalise(value) for o in options) \
+                    or ("" in options and not [o for o in options if o != ""])
+                picked += 1
+                right += ok
+                print(f"{'ok  ' if ok else 'FAIL'} {case['id']}: {name}={value!r} (truth {options}) <- {request[:90]!r}")
+    print(f"`python bench/named_values.py --bfcl {split}`: {right}/{picked} values the rule picked are accepted")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=None, help="gemma, or a GGUF path (default: SmolLM2)")
     parser.add_argument("--source", type=Path, default=ROOT, help="the checkout to import structgen from")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--bfcl", choices=("tune", "test"), help="the rule alone on a BFCL half, no model")
     args = parser.parse_args()
+    if args.bfcl:
+        return bfcl_precision(args.bfcl)
     sys.path.insert(0, str(ROOT))
     from bench.bfcl import model_path
 

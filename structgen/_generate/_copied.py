@@ -1,4 +1,13 @@
-"""Arguments copied from what was said: free string arguments limited to runs of the request's words.
+"""Arguments taken from what was said: listed values the request names, and free strings limited
+to runs of the request's words.
+
+A small model copies the first value a tool listing shows: asked for the weather "in
+fahrenheit", it writes ``unit="celsius"``. Where the latest user message names exactly one of a
+parameter's listed values (:func:`named_tools`), that value is the only one the call's grammar
+allows there, and the parameter is written even when it is optional. The request must say it as
+whole words, and the value must belong to no other parameter of the tool: "convert 300 kelvin"
+names a value of both ``from_unit`` and ``to_unit``, so the model decides which. Every decision
+but ``"model"`` (where nothing the model writes is overruled) applies this on each try.
 
 A small model asked for ``get_stock_price(symbol)`` after "Where is IBM trading today?" tends to
 write the example of the tool's own text (``"AAPL"``), not the company the user named. Under
@@ -11,14 +20,16 @@ from inventing one.
 
 from __future__ import annotations
 
+import copy
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
 from .._backends._seam import Message
 from .._tools._tool import Tool
-from ._tool_decision import said
+from ._tool_decision import STOP_WORDS, said, word_list
 
 ArgumentsName = Literal["auto", "free", "copied", "free_then_copied"]
 ARGUMENTS: tuple[ArgumentsName, ...] = ("auto", "free", "copied", "free_then_copied")
@@ -39,13 +50,17 @@ _VALUES = frozenset({"const", "enum", "default", "examples"})
 
 
 def argument_tries(
-    setting: ArgumentsName, tools: Sequence[Tool], conversation: Sequence[Message], *, action_weighed: bool = False,
+    setting: ArgumentsName, tools: Sequence[Tool], conversation: Sequence[Message], *,
+    action_weighed: bool = False, named: bool = True,
 ) -> list[list[Tool]]:
     """The tools whose call grammars a turn tries in order, the next one only when the calls
     written under the one before were refused as not said: ``"free"``, the tools as they are;
     ``"copied"``, their free strings limited to runs of what was said; ``"free_then_copied"``,
     the first, then the second; ``"auto"``, ``"free_then_copied"`` when ``action_weighed`` (the
-    decision weighed the action-or-answer signal), else ``"free"``."""
+    decision weighed the action-or-answer signal), else ``"free"``. ``named``: each try
+    allows only the listed values the request names (:func:`named_tools`)."""
+    if named:
+        tools = named_tools(tools, said(conversation, tool_results=False))
     if setting == "auto":
         setting = "free_then_copied" if action_weighed else "free"
     if setting == "free":
@@ -67,6 +82,96 @@ def copied_tools(tools: Sequence[Tool], said: str) -> list[Tool]:
         parameters = _limited(tool.parameters, pattern)
         out.append(tool if parameters == tool.parameters else replace(tool, parameters=parameters))
     return out
+
+
+def named_tools(tools: Sequence[Tool], said: str) -> list[Tool]:
+    """``tools`` where each parameter with listed values, exactly one of which ``said`` names,
+    allows only that value and is required (a tool naming none is returned as it is)."""
+    heard = word_list(said)
+    out = []
+    for tool in tools:
+        parameters = _narrowed(tool.parameters, heard)
+        out.append(tool if parameters is tool.parameters else replace(tool, parameters=parameters))
+    return out
+
+
+def _narrowed(parameters: dict[str, Any], heard: list[str]) -> dict[str, Any]:
+    sites = list(_listed(parameters, parameters, (), None, ()))
+    lists = Counter(value for _, _, values, _ in sites for value in set(values))
+    uses = Counter(_refs(parameters))
+    picks = []
+    for path, field, values, refs in sites:
+        named = [value for value in values if _names(heard, value)]
+        # A definition used elsewhere too (an array's items, another property) stays as it is.
+        if len(named) == 1 and lists[named[0]] == 1 and all(uses[ref] == 1 for ref in refs):
+            picks.append((path, field, named[0]))
+    if not picks:
+        return parameters
+    out = copy.deepcopy(parameters)
+    for path, field, value in picks:
+        _at(out, path)["enum"] = [value]
+        if field is not None:
+            holder = _at(out, field[0])
+            required = holder.get("required") or []
+            if field[1] not in required:
+                holder["required"] = [*required, field[1]]
+    return out
+
+
+def _listed(
+    root: dict[str, Any], node: Any, path: tuple[Any, ...], field: tuple[tuple[Any, ...], str] | None,
+    refs: tuple[str, ...],
+) -> Iterator[tuple[tuple[Any, ...], tuple[tuple[Any, ...], str] | None, list[str], tuple[str, ...]]]:
+    """(path of a string enum, (path of its object, property name) or None, its values, the
+    ``$ref`` it was reached through), for every enum an object property holds (through ``$ref``, ``anyOf``, ``oneOf``, ``allOf``;
+    not inside arrays, whose items may each take another value)."""
+    if not isinstance(node, dict):
+        return
+    enum = node.get("enum")
+    if isinstance(enum, list) and enum and all(isinstance(v, str) for v in enum):
+        yield path, field, enum, refs
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/") and ref not in refs:
+        target: Any = root
+        steps = tuple(step.replace("~1", "/").replace("~0", "~") for step in ref[2:].split("/"))
+        for step in steps:
+            target = target.get(step) if isinstance(target, dict) else None
+        yield from _listed(root, target, steps, field, (*refs, ref))
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        for i, branch in enumerate(node.get(keyword) or ()):
+            yield from _listed(root, branch, (*path, keyword, i), field, refs)
+    properties = node.get("properties")
+    if isinstance(properties, dict):
+        for name, spec in properties.items():
+            yield from _listed(root, spec, (*path, "properties", name), (path, name), refs)
+
+
+def _refs(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        if isinstance(node.get("$ref"), str):
+            yield node["$ref"]
+        for value in node.values():
+            yield from _refs(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _refs(item)
+
+
+def _names(heard: list[str], value: str) -> bool:
+    """Whether ``heard`` (words) says ``value`` as whole words; a value of only stop words,
+    numbers or single letters is never said (it is too easily said by chance)."""
+    words = word_list(value)
+    if not any(len(w) > 1 and not w[0].isdigit() and w not in STOP_WORDS for w in words):
+        return False
+    n = len(words)
+    return any(heard[i : i + n] == words for i in range(len(heard) - n + 1))
+
+
+def _at(schema: dict[str, Any], path: tuple[Any, ...]) -> Any:
+    node: Any = schema
+    for step in path:
+        node = node[step]
+    return node
 
 
 def spans_pattern(text: str) -> str | None:
@@ -116,4 +221,4 @@ def _limited(schema: Any, pattern: str) -> Any:
     return out
 
 
-__all__ = ["ARGUMENTS", "DEFAULT_ARGUMENTS", "ArgumentsName", "argument_tries", "MAX_SOURCE_WORDS", "MAX_WORDS", "copied_tools", "spans_pattern"]
+__all__ = ["ARGUMENTS", "DEFAULT_ARGUMENTS", "ArgumentsName", "argument_tries", "MAX_SOURCE_WORDS", "MAX_WORDS", "copied_tools", "named_tools", "spans_pattern"]

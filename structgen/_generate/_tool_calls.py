@@ -98,7 +98,10 @@ def run_turn(
         messages, template_tools = fmt.render(conversation, decided.tools)  # the model sees what it may call
         fully = decided.grounding == "every"
         keep = None if decided.grounding == "none" else (lambda call: grounded([call], conversation, fully=fully))
-        tries = argument_tries(settings.arguments, decided.tools, conversation, action_weighed=decided.action_weighed)
+        tries = argument_tries(
+            settings.arguments, decided.tools, conversation,
+            action_weighed=decided.action_weighed, named=settings.decision != "model",
+        )
         for grammar_tools in tries:
             try:
                 turn = yield from _call_turn(messages, template_tools, settings, decided, keep, grammar_tools)

@@ -27,7 +27,7 @@ from .._tools._tool import Tool
 
 _STEM = 5  # words compare by their first letters once common suffixes are gone
 _SUFFIXES = ("ing", "ed", "es", "s")
-_STOP_WORDS = frozenset(
+STOP_WORDS = frozenset(
     "about also and any are can could did does for from get give have how into its may might "
     "must not now our please shall should show some tell than that the their them then there "
     "these they this those use using want was were what when where which who why will with "
@@ -95,10 +95,10 @@ def chosen_values(call: ToolCall) -> list[str]:
 def _heard(value: str, heard: frozenset[str]) -> bool:
     """Whether a value was said: at least half its words (all of a one- or two-word value),
     each a whole word or number of what was said, and one of them not a stop word."""
-    words = _word_list(value)
+    words = word_list(value)
     hits = [w for w in words if w in heard]
     return bool(words) and 2 * len(hits) >= len(words) and (len(words) > 2 or len(hits) == len(words)) \
-        and any(w not in _STOP_WORDS for w in hits)
+        and any(w not in STOP_WORDS for w in hits)
 
 
 def _chosen(spec: Any, value: Any) -> bool:
@@ -130,7 +130,7 @@ def tool_text(tool: Tool) -> str:
 
 def _content_words(text: str) -> set[str]:
     spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", text).lower()
-    return {_stem(w) for w in re.findall(r"[a-z]{3,}", spaced) if w not in _STOP_WORDS}
+    return {_stem(w) for w in re.findall(r"[a-z]{3,}", spaced) if w not in STOP_WORDS}
 
 
 def _stem(word: str) -> str:
@@ -164,7 +164,7 @@ def _leaves(value: Any) -> list[str]:
 _WORD = re.compile(r"\d+(?:\.\d+)?|[^\W\d]+")
 
 
-def _word_list(text: str) -> list[str]:
+def word_list(text: str) -> list[str]:
     """Lower-case words and numbers (digit groups joined: "1,000" is 1000; "3.50" is 3.5)."""
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text.lower())
     return [_number(w) if w[0].isdigit() else w for w in _WORD.findall(text)]
@@ -175,7 +175,7 @@ def _number(word: str) -> str:
 
 
 def _words(text: str) -> frozenset[str]:
-    return frozenset(_word_list(text))
+    return frozenset(word_list(text))
 
 
-__all__ = ["canonical", "chosen_values", "grounded", "relevant_tools", "said", "shared_words", "tool_text"]
+__all__ = ["STOP_WORDS", "canonical", "chosen_values", "grounded", "relevant_tools", "said", "shared_words", "tool_text", "word_list"]
