@@ -761,8 +761,57 @@ def score(case: dict[str, Any], outcome: Outcome) -> Verdict:
     return Verdict(False, outcome.failure)
 
 
+class ServedStructgen:
+    """structgen through llama.cpp's server (``LlamaServerBackend``), a backend that scores no
+    given text: the decisions' scores for such backends. The server is the one :class:`Server`
+    starts, restarted when a case exceeds the bound (each request is bounded by it too).
+    ``embeddings=False``: as without the ``structgen[embeddings]`` extra."""
+
+    def __init__(self, path: str, bounds: Bounds, decision: str | None, binary: str | None = None,
+                 *, embeddings: bool = True) -> None:
+        self.embeddings = embeddings
+        name, _, arguments = (decision or "").partition("/")
+        self.chosen = {**({"decision": name} if name else {}), **({"arguments": arguments} if arguments else {})}
+        self.bounds = bounds
+        self.server = Server(path, bounds, binary)
+        self._connect()
+
+    def _connect(self) -> None:
+        import structgen
+
+        backend = structgen.LlamaServerBackend(self.server.url, timeout=self.bounds.timeout)
+        self.llm = structgen.LLM.from_backend(backend, max_tokens=self.bounds.max_tokens)
+        if not self.embeddings:
+            self.llm._meanings = False  # what LLM keeps when the extra's model is not installed
+
+    def run(self, messages: list[dict[str, str]], tools: list[dict[str, Any]]) -> Outcome:
+        import structgen
+
+        start = time.perf_counter()
+        try:
+            turn = self.llm.call_tools(messages, tools=tools, tool_choice="auto", **self.chosen)
+            outcome = Outcome([(c.name, c.arguments) for c in turn.calls], "", 0.0)
+        except structgen.GenerationError as error:
+            outcome = Outcome(None, f"undecodable:{type(error).__name__}", 0.0, undecodable=True)
+        except structgen.StructgenError as error:
+            outcome = Outcome(None, f"error:{type(error).__name__}: {str(error)[:200]}", 0.0)
+        seconds = time.perf_counter() - start
+        if seconds > self.bounds.timeout:
+            self.llm.close()
+            self.server._restart()
+            self._connect()
+            return Outcome(None, "timeout", self.bounds.timeout)
+        return outcome._replace(seconds=seconds)
+
+    def close(self) -> None:
+        self.llm.close()
+        self.server.close()
+
+
 def start_runner(runner: str, path: str, bounds: Bounds, decision: str | None = None,
-                 binary: str | None = None) -> Worker | Server:
+                 binary: str | None = None) -> Worker | Server | ServedStructgen:
+    if runner in ("structgen-server", "structgen-server-plain"):
+        return ServedStructgen(path, bounds, decision, binary, embeddings=runner == "structgen-server")
     return Server(path, bounds, binary) if runner == "server" else Worker(runner, path, bounds, decision)
 
 

@@ -9,6 +9,9 @@ time bound, token budget and context (bench/bfcl.py's workers):
 - ``structgen:<decision>`` — ``LLM(model).call_tools(request, tools, decision=...)`` for each
   decision (meaning, action, words, model); ``structgen:<decision>/<arguments>`` also passes
   ``arguments=`` (copied, free_then_copied);
+- ``structgen-server:<decision>`` — the same through llama.cpp's server (``LlamaServerBackend``),
+  a backend that scores no given text (``structgen-server-plain``: also without the
+  ``structgen[embeddings]`` extra);
 - ``peer`` — llama-cpp-python's ``chatml-function-calling``;
 - ``server`` — llama.cpp's own ``llama-server --jinja`` with OpenAI ``tools``.
 
@@ -40,7 +43,7 @@ from structgen._tools._tool import as_tools  # noqa: E402
 
 RUNNERS = ("structgen:meaning", "structgen:words", "structgen:model", "structgen:meaning/copied",
            "structgen:meaning/free_then_copied", "structgen:action", "structgen:action/copied", "structgen:action/free_then_copied",
-           "peer", "server")
+           "structgen-server:action", "structgen-server-plain:action", "peer", "server")
 
 
 def run(runner: str, path: str, bounds: Bounds, show: bool, split: str = "test") -> list[dict[str, Any]]:

@@ -3,6 +3,7 @@ grammar is judged by llama.cpp's sampler on the default model's vocabulary)."""
 
 from __future__ import annotations
 
+import enum
 import re
 from typing import Literal
 
@@ -10,7 +11,7 @@ from hypothesis import given, strategies as st
 
 from structgen import Grammar
 from structgen.testing import accepts
-from structgen._generate._copied import MAX_WORDS, copied_tools, spans_pattern
+from structgen._generate._copied import MAX_WORDS, copied_tools, named_tools, spans_pattern
 from structgen._tools._tool import as_tools
 
 
@@ -101,3 +102,96 @@ def test_each_setting_tries_its_grammars_in_order() -> None:
 def add(a: int, b: int) -> int:
     """Add two numbers."""
     return a + b
+
+
+# -- listed values the request names ------------------------------------------------------------
+
+Unit = Literal["celsius", "fahrenheit", "kelvin"]
+
+
+def weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
+    """Weather in a city."""
+    return city
+
+
+def convert(value: float, from_unit: Unit, to_unit: Unit) -> float:
+    """Convert a temperature."""
+    return value
+
+
+def pay(amount: float, method: Literal["debit card", "app_balance", "in", "x"] = "x") -> str:
+    """Pay someone."""
+    return "ok"
+
+
+def narrowed(function: object, said: str) -> dict[str, object]:
+    [tool] = as_tools([function])
+    [out] = named_tools([tool], said)
+    return {name: spec.get("enum", spec.get("anyOf")) for name, spec in out.parameters["properties"].items()}
+
+
+def test_a_named_value_is_the_only_one_allowed_and_is_written() -> None:
+    [tool] = named_tools(as_tools([weather]), "What's the temperature in Boston in Fahrenheit?")
+    assert tool.parameters["properties"]["unit"]["enum"] == ["fahrenheit"]
+    assert tool.parameters["required"] == ["city", "unit"]
+    grammar = Grammar.from_json_schema(tool.parameters)
+    assert accepts(grammar, '{"city": "Boston", "unit": "fahrenheit"}')
+    assert not accepts(grammar, '{"city": "Boston", "unit": "celsius"}')
+    assert not accepts(grammar, '{"city": "Boston"}')
+    assert as_tools([weather])[0].parameters["properties"]["unit"]["enum"] == ["celsius", "fahrenheit"]  # untouched
+
+
+def test_values_are_named_only_as_whole_words() -> None:
+    assert narrowed(pay, "pay 20 with my Debit Card")["method"] == ["debit card"]
+    assert narrowed(pay, "pay 20 from the app balance")["method"] == ["app_balance"]
+    assert narrowed(pay, "pay 20 with my debit cards")["method"] == ["debit card", "app_balance", "in", "x"]
+    # stop words and single letters are said by chance: they never count
+    assert narrowed(pay, "pay x 20 in cash")["method"] == ["debit card", "app_balance", "in", "x"]
+
+
+def test_nothing_is_narrowed_where_the_request_is_ambiguous() -> None:
+    both = "celsius or fahrenheit in Oslo"
+    assert narrowed(weather, both)["unit"] == ["celsius", "fahrenheit"]
+    # a value of two positions: the request does not say which one it fills
+    assert narrowed(convert, "convert 300 kelvin")["from_unit"] == ["celsius", "fahrenheit", "kelvin"]
+    assert narrowed(convert, "convert 300 kelvin")["to_unit"] == ["celsius", "fahrenheit", "kelvin"]
+    [tool] = as_tools([weather])
+    assert named_tools([tool], "weather in Oslo")[0] is tool
+
+
+class Size(str, enum.Enum):
+    SMALL = "small"
+    LARGE = "large"
+
+
+def order(drink: str, size: Size = Size.SMALL) -> str:
+    """Order a drink."""
+    return drink
+
+
+def order_many(size: Size, sizes: list[Size]) -> str:
+    """Order drinks."""
+    return ""
+
+
+def test_definitions_and_arrays() -> None:
+    [one] = named_tools(as_tools([order]), "a large latte")
+    assert one.parameters["$defs"]["Size"]["enum"] == ["large"] and "size" in one.parameters["required"]
+    # the definition is also an array's items: each item may be another value, so nothing changes
+    [many] = named_tools(as_tools([order_many]), "a large latte")
+    assert many.parameters["$defs"]["Size"]["enum"] == ["small", "large"]
+
+
+def test_named_values_apply_on_every_try_unless_switched_off() -> None:
+    from structgen._backends._seam import Message
+    from structgen._generate._copied import argument_tries
+
+    said = [Message("user", "weather in Paris in fahrenheit"), Message("tool", "celsius")]
+    tools = as_tools([weather])
+    for setting in ("free", "copied", "free_then_copied"):
+        for tried in argument_tries(setting, tools, said):  # type: ignore[arg-type]
+            assert tried[0].parameters["properties"]["unit"]["enum"] == ["fahrenheit"]
+    assert argument_tries("free", tools, said, named=False) == [tools]
+    # tool results are not the user's words
+    said = [Message("user", "weather in Paris"), Message("tool", "celsius")]
+    assert argument_tries("free", tools, said) == [tools]

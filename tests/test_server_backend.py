@@ -19,7 +19,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel
@@ -151,6 +151,19 @@ def test_tool_calls_through_the_server(remote: sg.LLM) -> None:
     assert [c.name for c in turn.calls] == ["get_weather"] and turn.calls[0].arguments.city == "Paris"
     text = remote.call_tools("What is the weather in Paris?", [get_weather], tool_choice="none")
     assert text.calls == [] and text.text
+
+
+def test_a_named_value_through_the_server(remote: sg.LLM) -> None:
+    """The value the request names is the call grammar's only one there, on a backend that
+    cannot score the listed values as whole alternatives."""
+
+    def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
+        """Current weather in a city."""
+        return f"sunny in {city}"
+
+    turn = remote.call_tools("What's the temperature in Boston in fahrenheit?", [get_weather])
+    assert [(c.name, c.arguments.model_dump()) for c in turn.calls] == [
+        ("get_weather", {"city": "Boston", "unit": "fahrenheit"})]
 
 
 def test_decisions_through_the_server(remote: sg.LLM) -> None:

@@ -100,6 +100,20 @@ def test_call_tool_makes_exactly_one_call(llm: sg.LLM) -> None:
     assert call.invoke() == 42 and len(call.id) == 9
 
 
+@pytest.mark.parametrize("model", ["smollm2", "gemma"])
+def test_a_listed_value_the_request_names_is_the_one_called(request: pytest.FixtureRequest, model: str) -> None:
+    # Both models wrote unit="celsius", the listing's first value, before named values (#28).
+    chosen: sg.LLM = request.getfixturevalue("llm" if model == "smollm2" else "gemma")
+    asked = "What's the temperature in Boston in fahrenheit?"
+    turn = chosen.call_tools(asked, [get_weather, add])
+    assert calls_made(turn) == [("get_weather", {"city": "Boston", "unit": "fahrenheit"})]
+    named = chosen.call_tool(asked, [get_weather, add], tool_choice="get_weather")
+    assert named.arguments.unit == "fahrenheit"
+    # The "model" decision overrules nothing the model writes: the listing's first value stays.
+    free = chosen.call_tools(asked, [get_weather], tool_choice="required", decision="model")
+    assert calls_made(free) == [("get_weather", {"city": "Boston", "unit": "celsius"})]
+
+
 TWO_CITIES = "What is the weather in Paris and what is the weather in Tokyo?"
 PARIS = ("get_weather", {"city": "Paris", "unit": "celsius"})
 #: Greedy decoding, measured on a fresh model and again with its cache warm. The right answer

@@ -43,6 +43,8 @@ MAX_WORDS = 16
 #: The most words of what was said that runs are taken from (the last ones are kept).
 MAX_SOURCE_WORDS = 200
 
+# Short function words (the stop words are the longer ones): "in Paris" names no unit "in".
+_SHORT_WORDS = frozenset("am an as at be by do go he if in is it me my no of on or so to up us we".split())
 _EDGE = "\"'“”‘’()[]{}<>.,;:!?"
 # Keywords that already limit a string; such a string is left as the schema says.
 _LIMITED = ("enum", "const", "pattern", "format", "contentEncoding", "contentMediaType")
@@ -87,7 +89,7 @@ def copied_tools(tools: Sequence[Tool], said: str) -> list[Tool]:
 def named_tools(tools: Sequence[Tool], said: str) -> list[Tool]:
     """``tools`` where each parameter with listed values, exactly one of which ``said`` names,
     allows only that value and is required (a tool naming none is returned as it is)."""
-    heard = word_list(said)
+    heard = word_list(said.replace("_", " "))
     out = []
     for tool in tools:
         parameters = _narrowed(tool.parameters, heard)
@@ -159,9 +161,9 @@ def _refs(node: Any) -> Iterator[str]:
 
 def _names(heard: list[str], value: str) -> bool:
     """Whether ``heard`` (words) says ``value`` as whole words; a value of only stop words,
-    numbers or single letters is never said (it is too easily said by chance)."""
-    words = word_list(value)
-    if not any(len(w) > 1 and not w[0].isdigit() and w not in STOP_WORDS for w in words):
+    short function words, numbers or single letters is never said (too easily said by chance)."""
+    words = word_list(value.replace("_", " "))
+    if not any(len(w) > 1 and not w[0].isdigit() and w not in STOP_WORDS and w not in _SHORT_WORDS for w in words):
         return False
     n = len(words)
     return any(heard[i : i + n] == words for i in range(len(heard) - n + 1))
