@@ -8,12 +8,15 @@ tool is the one to call. One logistic score is fitted per set of available signa
 bias then moved to the value that decides the most tuning requests right (a request is right
 when the best-scored tool is the one to call and scores above 0, or when nothing should be
 called and no tool scores above 0). Prints the weights and the tuning split's
-results. With ``--end-to-end BIAS,SIMILARITY,CHANNEL,WORDS`` it instead runs
-``call_tools(..., decision="meaning")`` on the TUNE requests with those weights (grounding
-included, which the pair fit cannot see) and prints how many of each kind were right. Usage::
+results. With ``--end-to-end BIAS,SIMILARITY,CHANNEL,WORDS`` it instead runs ``call_tools``
+(the default decision) on the TUNE requests with those weights in ``FITTED[(True, True)]``, the
+score without the action signal; with a fifth weight, ACTION, in ``WITH_ACTION``, the default
+decision's score (grounding included, which the pair fit cannot see) and prints how many of
+each kind were right. Usage::
 
     python bench/fit_decision.py [--model gemma|PATH] [--bfcl 120] [--features OUT.json]
     python bench/fit_decision.py --end-to-end -1.0,4.0,1.0,0.0 [--model gemma|PATH]
+    python bench/fit_decision.py --end-to-end -1.5,4.0,1.0,0.3,15.0 [--model gemma|PATH]   # "action"
 """
 
 from __future__ import annotations
@@ -114,8 +117,11 @@ def end_to_end(path: str, weights: list[float]) -> None:
     import structgen
     from structgen._generate import _tool_policy
 
-    bias, similarity, channel, words = weights
-    _tool_policy.FITTED[(True, True)] = _tool_policy.Weights(bias, similarity, channel, words)
+    if len(weights) == 5:  # the default decision, "action": its score with the action signal
+        _tool_policy.WITH_ACTION = _tool_policy.Weights(*weights)
+    else:
+        bias, similarity, channel, words = weights
+        _tool_policy.FITTED[(True, True)] = _tool_policy.Weights(bias, similarity, channel, words)
     llm = structgen.LLM(path, max_tokens=128, n_threads=1, n_threads_batch=1)
     right: dict[str, list[bool]] = {}
     started = time.perf_counter()
@@ -135,7 +141,8 @@ def main() -> None:
     parser.add_argument("--model", default=None, help="gemma, or a GGUF path (default: SmolLM2)")
     parser.add_argument("--bfcl", type=int, default=120, help="BFCL tuning cases to add")
     parser.add_argument("--features", type=Path, help="cache of the computed signals (read if it exists)")
-    parser.add_argument("--end-to-end", help="BIAS,SIMILARITY,CHANNEL,WORDS: run these weights on TUNE")
+    parser.add_argument("--end-to-end", help="BIAS,SIMILARITY,CHANNEL,WORDS[,ACTION]: run these weights on TUNE "
+                        "(with ACTION: the default decision's score, WITH_ACTION)")
     args = parser.parse_args()
     if args.end_to_end:
         end_to_end(model_path(args.model), [float(x) for x in args.end_to_end.split(",")])
