@@ -15,8 +15,8 @@ decision's score (grounding included, which the pair fit cannot see) and prints 
 each kind were right. Usage::
 
     python bench/fit_decision.py [--model gemma|PATH] [--bfcl 120] [--features OUT.json]
-    python bench/fit_decision.py --end-to-end -1.0,4.0,1.0,0.0 [--model gemma|PATH]
-    python bench/fit_decision.py --end-to-end -1.5,4.0,1.0,0.3,15.0 [--model gemma|PATH]   # "action"
+    python bench/fit_decision.py --end-to-end=-1.0,4.0,1.0,0.0 [--model gemma|PATH]
+    python bench/fit_decision.py --end-to-end=-1.5,4.0,1.0,0.3,15.0 [--model gemma|PATH]   # "action"
 """
 
 from __future__ import annotations

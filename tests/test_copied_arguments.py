@@ -195,3 +195,14 @@ def test_named_values_apply_on_every_try_unless_switched_off() -> None:
     # tool results are not the user's words
     said = [Message("user", "weather in Paris"), Message("tool", "celsius")]
     assert argument_tries("free", tools, said) == [tools]
+
+
+def test_a_final_answer_is_not_narrowed() -> None:
+    """run_tools' typed answer is judged, not given: the request naming a value decides nothing."""
+    from dataclasses import replace
+
+    from structgen._tools._tool import FINAL_TOOL
+
+    [tool] = as_tools([weather])
+    final = replace(tool, name=FINAL_TOOL)
+    assert named_tools([final], "Is it fahrenheit in Boston?") == [final]

@@ -28,7 +28,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from .._backends._seam import Message
-from .._tools._tool import Tool
+from .._tools._tool import FINAL_TOOL, Tool
 from ._tool_decision import STOP_WORDS, said, word_list
 
 ArgumentsName = Literal["auto", "free", "copied", "free_then_copied"]
@@ -88,11 +88,12 @@ def copied_tools(tools: Sequence[Tool], said: str) -> list[Tool]:
 
 def named_tools(tools: Sequence[Tool], said: str) -> list[Tool]:
     """``tools`` where each parameter with listed values, exactly one of which ``said`` names,
-    allows only that value and is required (a tool naming none is returned as it is)."""
+    allows only that value and is required (a tool naming none is returned as it is, and so is
+    ``run_tools``' final answer: "Is this review positive?" names a value it must judge)."""
     heard = word_list(said.replace("_", " "))
     out = []
     for tool in tools:
-        parameters = _narrowed(tool.parameters, heard)
+        parameters = tool.parameters if tool.name == FINAL_TOOL else _narrowed(tool.parameters, heard)
         out.append(tool if parameters is tool.parameters else replace(tool, parameters=parameters))
     return out
 

@@ -274,6 +274,9 @@ class LLM:
         ``enum``, ``const``, ``pattern`` or ``format`` — may only be a run of the words of the
         latest user message and the tool results after it) or "free_then_copied" (a call
         refused because none of its values was said is written again as under "copied").
+        Under every decision but "model", a listed value the latest user message names (one
+        of an ``enum``'s, said as whole words) is the only one the call may carry there
+        (docs/tools.md, "Listed values the request names").
         With ``parallel`` the model decides how many calls to make, at most ``max_calls``.
         A call whose arguments fail a validator is retried with the errors fed back, up to
         ``max_retries`` times, then ``OutputValidationError`` holds every attempt. The

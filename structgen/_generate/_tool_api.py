@@ -22,7 +22,7 @@ from typing_extensions import Unpack
 from .._backends._seam import Backend, Message, TemplatedBackend, TextDelta, Usage
 from .._errors import MaxRoundsError, ToolExecutionError
 from .._tools._calls import ArgumentsDelta, ToolCall, ToolRun, ToolTurn
-from .._tools._tool import Tool, ToolSource, as_tools, from_model
+from .._tools._tool import FINAL_TOOL, Tool, ToolSource, as_tools, from_model
 from ._attempts import Sampling, SamplingOptions
 from ._steps import Run, Steps
 from ._tool_calls import ToolChoice, TurnEvent, TurnSettings, call_message, run_turn
@@ -40,8 +40,6 @@ ToolStreamEvent = TextDelta | ArgumentsDelta | ToolCall | ToolTurn
 
 #: Most calls in one turn unless ``max_calls`` says otherwise.
 DEFAULT_MAX_CALLS = 4
-#: The name of the tool that carries ``run_tools``' typed final answer.
-FINAL_TOOL = "final_result"
 
 
 @dataclass(frozen=True)

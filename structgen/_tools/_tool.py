@@ -38,6 +38,9 @@ ToolSource = Union["Tool", Callable[..., Any], type[BaseModel], Mapping[str, Any
 #: Tool names as chat APIs accept them (dots allowed: BFCL names tools like ``math.factorial``).
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,127}")
 _TOOL_ATTRIBUTE = "__structgen_tool__"
+#: The name of the tool that carries ``run_tools``' typed final answer: its arguments are the
+#: answer, not values the user gives.
+FINAL_TOOL = "final_result"
 
 
 @dataclass(frozen=True, eq=False)
