@@ -118,7 +118,8 @@ def main() -> None:
     path = model_path(args.model)
     bounds = Bounds(args.timeout, args.max_tokens, args.n_ctx, args.threads, args.threads_batch)
     runners = args.runners.split(",")
-    unknown = [r for r in runners if r not in RUNNERS]
+    # any structgen runner may also name its arguments: "structgen:action/copied"
+    unknown = [r for r in runners if r not in RUNNERS and r.split("/")[0] not in RUNNERS]
     if unknown:
         raise SystemExit(f"unknown runners {unknown}; choose from {RUNNERS}")
     command = shlex.join(["python", "bench/tool_decision.py", *sys.argv[1:]])
