@@ -36,9 +36,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bfcl import Bounds, model_path, start_runner  # noqa: E402
-from bench.tool_requests import HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, TEST, TOOLS, TUNE, Kind  # noqa: E402
+from bench.tool_requests import HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, TEST, TOOLS, TUNE, Kind  # noqa: E402
 
-SPLITS = {"test": TEST, "holdout": HOLDOUT, "holdout2": HOLDOUT2, "holdout3": HOLDOUT3, "holdout4": HOLDOUT4, "tune": TUNE}
+SPLITS = {"test": TEST, "holdout": HOLDOUT, "holdout2": HOLDOUT2, "holdout3": HOLDOUT3, "holdout4": HOLDOUT4,
+          "holdout5": HOLDOUT5, "tune": TUNE}
 from structgen._tools._tool import as_tools  # noqa: E402
 
 RUNNERS = ("structgen:meaning", "structgen:words", "structgen:model", "structgen:meaning/copied",
@@ -100,8 +101,9 @@ def main() -> None:
     parser.add_argument("--threads-batch", type=int, default=1)
     parser.add_argument("--split", choices=sorted(SPLITS), default="holdout",
                         help="holdout: written after every choice up to 2026-12-03 (default); holdout2: "
-                             "written after decision='action' was chosen; test: read once before a choice; "
-                             "tune: the split choices are made on")
+                             "written after decision='action' was chosen; holdout3, holdout4: written for "
+                             "the refits of stop 35; holdout5: written in stop 36, not yet run; test: read "
+                             "once before a choice; tune: the split choices are made on")
     parser.add_argument("--json", type=Path, help="write every request's outcome here")
     parser.add_argument("--show", action="store_true", help="print each request as it finishes")
     parser.add_argument("--tables", nargs="+", type=Path, metavar="JSON",
