@@ -16,7 +16,7 @@ each kind were right. Usage::
 
     python bench/fit_decision.py [--model gemma|PATH] [--bfcl 120] [--features OUT.json]
     python bench/fit_decision.py --end-to-end=-1.0,4.0,1.0,0.0 [--model gemma|PATH]
-    python bench/fit_decision.py --end-to-end=-1.5,4.0,1.0,0.3,15.0 [--model gemma|PATH]   # "action"
+    python bench/fit_decision.py --end-to-end=-1.5,4.0,1.0,0.3,15.0 [--model gemma|PATH] [--split holdout3]
 """
 
 from __future__ import annotations
@@ -34,7 +34,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bfcl import bfcl_tool, cases, model_path  # noqa: E402
-from bench.tool_requests import TOOLS, TUNE  # noqa: E402
+from bench.tool_requests import HOLDOUT3, HOLDOUT4, HOLDOUT5, TOOLS, TUNE  # noqa: E402
+
+#: Where ``--end-to-end`` runs: TUNE (where weights are chosen) or a split that reports them.
+SPLITS = {"tune": TUNE, "holdout3": HOLDOUT3, "holdout4": HOLDOUT4, "holdout5": HOLDOUT5}
 from structgen._backends._seam import Message  # noqa: E402
 from structgen._backends.llamacpp._backend import LlamaCppBackend  # noqa: E402
 from structgen._embedding import SentenceEncoder  # noqa: E402
@@ -113,7 +116,7 @@ def right(rows: list[dict[str, Any]], weights: dict[str, float], bias: float) ->
     return (np.mean(called) + np.mean(answered)) / 2 if called and answered else 0.0
 
 
-def end_to_end(path: str, weights: list[float]) -> None:
+def end_to_end(path: str, weights: list[float], split: str = "tune") -> None:
     import structgen
     from structgen._generate import _tool_policy
 
@@ -125,7 +128,7 @@ def end_to_end(path: str, weights: list[float]) -> None:
     llm = structgen.LLM(path, max_tokens=128, n_threads=1, n_threads_batch=1)
     right: dict[str, list[bool]] = {}
     started = time.perf_counter()
-    for kind, requests in TUNE.items():
+    for kind, requests in SPLITS[split].items():
         for text, wanted in requests:
             turn = llm.call_tools(text, TOOLS)
             made = turn.calls[0].name if turn.calls else None
@@ -143,9 +146,11 @@ def main() -> None:
     parser.add_argument("--features", type=Path, help="cache of the computed signals (read if it exists)")
     parser.add_argument("--end-to-end", help="BIAS,SIMILARITY,CHANNEL,WORDS[,ACTION]: run these weights on TUNE "
                         "(with ACTION: the default decision's score, WITH_ACTION)")
+    parser.add_argument("--split", choices=sorted(SPLITS), default="tune",
+                        help="the requests --end-to-end runs on (default: tune, where weights are chosen)")
     args = parser.parse_args()
     if args.end_to_end:
-        end_to_end(model_path(args.model), [float(x) for x in args.end_to_end.split(",")])
+        end_to_end(model_path(args.model), [float(x) for x in args.end_to_end.split(",")], args.split)
         return
     if args.features and args.features.exists():
         rows = json.loads(args.features.read_text())

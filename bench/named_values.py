@@ -6,7 +6,8 @@ version. A small model copies the first value the tool listing shows. Each reque
 one of a parameter's listed values (or, in the last ones, two values of positions that share
 one list, where the request alone cannot say which is which); right = the expected tool, called
 with every expected argument. The default decision and arguments, greedy, SmolLM2 unless
-``--model``; ``--source`` imports structgen from another checkout (the shipped version).
+``--model``; ``--source`` imports structgen from another checkout (the shipped version). Then
+DETAILS, written later (before any run of them), for two details of the rule.
 
 ``--bfcl tune|test`` measures the rule alone, with no model: over a BFCL half, every parameter
 :func:`structgen._generate._copied.named_tools` narrows to one value, and whether BFCL's ground
@@ -125,6 +126,50 @@ REQUESTS: list[tuple[str, str, dict[str, Any]]] = [
 ]
 
 
+def pay(amount: float, method: Literal["debit_card", "app_balance", "cash"] = "cash") -> str:
+    """Pay a bill.
+
+    Args:
+        amount: How much to pay.
+        method: How to pay.
+    """
+    return "ok"
+
+
+def set_lights(room: str, state: Literal["on", "off", "dim"]) -> str:
+    """Switch the lights of a room.
+
+    Args:
+        room: The room.
+        state: What the lights should do.
+    """
+    return "ok"
+
+
+def note_length(value: float, unit: Literal["cm", "in", "mm"] = "cm") -> str:
+    """Note down a length.
+
+    Args:
+        value: The length.
+        unit: Its unit.
+    """
+    return "ok"
+
+
+# Written at the end of stop 36, before any run: the rule's two details (an underscore read as a
+# space; short function words such as "in" and "on" never count), on requests worded as people talk.
+DETAIL_TOOLS = [pay, set_lights, note_length]
+DETAILS: list[tuple[str, str, dict[str, Any]]] = [
+    ("pay the 20 dollar bill from my app balance", "pay", {"method": "app_balance"}),
+    ("use my debit card for the 45 euro gas bill", "pay", {"method": "debit_card"}),
+    ("turn off the lights in the kitchen", "set_lights", {"state": "off"}),
+    ("dim the lights in the bedroom please", "set_lights", {"state": "dim"}),
+    ("switch the hall lights on", "set_lights", {"state": "on"}),
+    ("the shelf is 40 cm wide, note it down in my list", "note_length", {"unit": "cm", "value": 40}),
+    ("jot down 12 mm in the notes for the screw", "note_length", {"unit": "mm", "value": 12}),
+]
+
+
 def bfcl_precision(split: str) -> None:
     """Each value the rule picks on a BFCL half, against the case's ground truth."""
     sys.path.insert(0, str(ROOT))
@@ -177,8 +222,10 @@ def main() -> None:
 
     llm = structgen.LLM(model_path(args.model), max_tokens=256, n_ctx=4096, n_threads=1, n_threads_batch=1)
     rows = []
-    for text, wanted, expected in REQUESTS:
-        turn = llm.call_tools(text, tools=TOOLS, tool_choice="auto")
+    cases = [(text, wanted, expected, TOOLS) for text, wanted, expected in REQUESTS]
+    cases += [(text, wanted, expected, DETAIL_TOOLS) for text, wanted, expected in DETAILS]
+    for text, wanted, expected, tools in cases:
+        turn = llm.call_tools(text, tools=tools, tool_choice="auto")
         call = turn.calls[0] if turn.calls else None
         arguments = json.loads(call.text) if call else {}
         right = call is not None and call.name == wanted and all(arguments.get(k) == v for k, v in expected.items())
@@ -187,7 +234,9 @@ def main() -> None:
         print(f"{'ok  ' if right else 'FAIL'} {text!r} -> {rows[-1]['called']} {call.text if call else rows[-1]['text']!r}",
               flush=True)
     command = shlex.join(["python", "bench/named_values.py", *sys.argv[1:]])
-    print(f"`{command}` (structgen from {structgen.__file__}): {sum(r['right'] for r in rows)}/{len(rows)} right")
+    first = rows[: len(REQUESTS)]
+    print(f"`{command}` (structgen from {structgen.__file__}): {sum(r['right'] for r in first)}/{len(first)} right, "
+          f"details {sum(r['right'] for r in rows[len(REQUESTS):])}/{len(DETAILS)}")
     if args.json:
         args.json.write_text(json.dumps({"command": command, "rows": rows}, indent=1))
 
