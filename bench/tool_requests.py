@@ -602,3 +602,28 @@ HOLDOUT5: dict[Kind, list[Request]] = {
         ("Tell me a joke about penguins.", None),
     ],
 }
+
+#: Requests whose topic is near another tool's (an e-mail about a reminder, a dinner booked for
+#: a party): which tool is called, not whether. Written for the choice of ``MAX_OFFERED`` before
+#: any run of it; no choice is made on them.
+NEIGHBOURS: dict[Kind, list[Request]] = {
+    "plain": [
+        ("Remind me tonight at 9 to email the landlord about the rent.", "set_reminder"),
+        ("Create a calendar event for dinner with Priya and Tom on Friday.", "create_event"),
+        ("Book a table for four at Nando's at 7 for Sam's birthday party.", "book_table"),
+        ("Find recipes for the leftover chicken and rice, I don't want to go to a restaurant.", "search_recipes"),
+        ("Get me the stock price of Apple, I saw it in the news.", "get_stock_price"),
+        ("Get transit directions to the airport, I need to be there before the weather turns.", "get_directions"),
+        ("Translate 'see you at the meeting' into Spanish for my email.", "translate_text"),
+    ],
+    "paraphrase": [
+        ("Let joe@mail.com know I can't make it tonight, by mail please.", "send_email"),
+        ("Give me a shout in twenty minutes to take the pizza out.", "set_reminder"),
+        ("Pencil in a dentist appointment for the 14th.", "create_event"),
+        ("Get us somewhere at Wagamama for 3 at half seven.", "book_table"),
+        ("Stick on some chill jazz while I cook.", "play_music"),
+        ("How's Nvidia trading today?", "get_stock_price"),
+        ("What's happening with the train strike?", "get_news"),
+        ("Ping the landlord at rent@flats.co.uk that the boiler broke again.", "send_email"),
+    ],
+}
