@@ -58,6 +58,16 @@ class Resume(Generic[R]):
             self._reply, self._failed = error, True
 
 
+def finish(items: Generator[Any, None, R]) -> R:
+    """Run ``items`` to its end, dropping what it yields; its result."""
+    while True:
+        try:
+            next(items)
+        except StopIteration as stop:
+            result: R = stop.value
+            return result
+
+
 def drive(
     steps: Generator[Any, Any, R], command: type, answer: Callable[[Any], Any], catch: Errors = Exception
 ) -> Generator[Any, None, R]:
@@ -87,4 +97,4 @@ async def adrive(
     yield step
 
 
-__all__ = ["Done", "Resume", "adrive", "drive"]
+__all__ = ["Done", "Resume", "adrive", "drive", "finish"]

@@ -37,7 +37,7 @@ from .._backends._seam import (
     TextDelta,
 )
 from .._errors import BackendError
-from .._resume import Done, adrive, drive
+from .._resume import Done, adrive, drive, finish
 from .._tools._calls import ToolCall
 
 Y = TypeVar("Y")
@@ -99,15 +99,6 @@ def score(request: ScoreRequest) -> Generator[Command, Any, tuple[Score, ...] | 
     scores: tuple[Score, ...] | None = yield Rank(request)
     return scores
 
-
-def finish(items: Generator[Any, None, R]) -> R:
-    """Run ``items`` to its end, dropping what it yields; its result."""
-    while True:
-        try:
-            next(items)
-        except StopIteration as stop:
-            result: R = stop.value
-            return result
 
 
 # -- the drivers ------------------------------------------------------------------------------

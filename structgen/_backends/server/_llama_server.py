@@ -6,6 +6,12 @@ events). Fast-forwarding, prompt-lookup guesses and likelihood choices are in-pr
 techniques: a server decodes token by token, and ``choices`` in a request are ignored. A lazy
 grammar (``triggers``) becomes the server's own ``grammar_lazy`` and ``grammar_triggers``.
 
+It scores given text (:meth:`LlamaServerBackend.score`, which tool decisions ask for) though the
+server reports log-probabilities only of tokens it generates: each continuation is tokenized by
+the server (``/tokenize``) and then generated under a grammar of exactly those token ids
+(``<[id]>``, llama.cpp's token syntax), with each token's probability before sampling
+(``n_probs``). A grammar of the text itself would let the sampler spell it with other tokens.
+
 Errors are translated here, at the seam (see ``_http``): an unreachable server, an HTTP error,
 a timeout or a stream that breaks off is a :class:`~structgen.BackendError` with ``url`` and
 ``status``, a grammar the server cannot parse a :class:`~structgen.GrammarError`.
@@ -19,10 +25,13 @@ from typing import Any
 
 import httpx
 
+from ..._errors import GrammarError
+from ..._resume import finish
+from .._seam import Completion, CompletionRequest, Event, FinishReason, Score, ScoreRequest, TextDelta, Usage
 from ._http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, Flow, HttpSession, Timeout, rooted
-from .._seam import Completion, CompletionRequest, Event, FinishReason, TextDelta, Usage
 
 _SERVER = "the llama.cpp server"
+_TOKEN_SYNTAX = "scoring needs llama.cpp's token syntax in grammars (<[id]>, llama-server from mid-2025 on)"
 
 
 class LlamaServerBackend:
@@ -78,6 +87,39 @@ class LlamaServerBackend:
         prompt = (yield from self._http.post("/apply-template", _template(request))).get("prompt")
         yield from self._http.events("/completion", self._body(request, prompt), reader.feed)
         yield self._finish(request, reader)
+
+    def score(self, request: ScoreRequest) -> tuple[Score, ...]:
+        """Each continuation's log-likelihood right after ``request.context`` (its tokens as the
+        server's tokenizer spells the text alone), as the in-process backend scores it."""
+        return finish(self._http.run(self._score_flow(request)))
+
+    def _score_flow(self, request: ScoreRequest) -> Flow[None, tuple[Score, ...]]:
+        scores = []
+        for text in request.continuations:
+            if not text:
+                scores.append(Score(0.0, 0))
+                continue
+            reply = yield from self._http.post("/tokenize", {"content": text, "add_special": False})
+            tokens = reply.get("tokens")
+            if not isinstance(tokens, list) or not tokens or not all(isinstance(t, int) for t in tokens):
+                raise self._http.broken("/tokenize", "sent no token ids")
+            try:
+                reply = yield from self._http.post("/completion", {
+                    "prompt": request.context,
+                    "grammar": "root ::= " + " ".join(f"<[{t}]>" for t in tokens),
+                    "n_predict": len(tokens),
+                    "n_probs": 1,
+                    "temperature": 0.0,
+                    "cache_prompt": True,
+                })
+            except GrammarError as error:
+                raise self._http.broken("/completion", f"cannot score text: {_TOKEN_SYNTAX}") from error
+            steps = reply.get("completion_probabilities")
+            if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps) \
+                    or [s.get("id") for s in steps[: len(tokens)]] != tokens:
+                raise self._http.broken("/completion", f"did not generate the tokens it was held to: {_TOKEN_SYNTAX}")
+            scores.append(Score(sum(float(s.get("logprob", 0.0)) for s in steps[: len(tokens)]), len(tokens)))
+        return tuple(scores)
 
     # -- the request and its answer ---------------------------------------------------------
 
