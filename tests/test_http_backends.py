@@ -289,6 +289,51 @@ def test_an_answer_the_grammar_does_not_allow_is_an_error() -> None:
         list(_openai(_answering('{"town"', finish="length")).complete(_request()))
 
 
+# -- scoring text through llama-server --------------------------------------------------------
+
+
+def _scoring_server(tokens: list[int], generated: list[int], *, grammar_error: bool = False,
+                    seen: list[dict[str, Any]] | None = None) -> sg.LlamaServerBackend:
+    """A llama-server that tokenizes every text as ``tokens`` and generates ``generated``."""
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        body = _body(request)
+        if seen is not None:
+            seen.append({"path": request.url.path, **body})
+        if request.url.path == "/tokenize":
+            return httpx.Response(200, json={"tokens": tokens})
+        if grammar_error:
+            return httpx.Response(400, json={"error": {"code": 400, "message": "failed to parse grammar"}})
+        return httpx.Response(200, json={"content": "x", "completion_probabilities": [
+            {"id": t, "logprob": -0.5, "top_logprobs": []} for t in generated]})
+
+    return _llama(handle)
+
+
+def test_the_server_scores_text_by_the_token_ids_it_forces() -> None:
+    seen: list[dict[str, Any]] = []
+    backend = _scoring_server([11, 12, 13], [11, 12, 13], seen=seen)
+    assert isinstance(backend, sg.ScoringBackend)
+    scores = backend.score(sg.ScoreRequest("A user asks:", (" Will it rain?", "")))
+    assert [(s.logprob, s.tokens) for s in scores] == [(-1.5, 3), (0.0, 0)]
+    assert [r["path"] for r in seen] == ["/tokenize", "/completion"]  # nothing sent for ""
+    assert seen[0]["add_special"] is False
+    completion = seen[1]
+    assert completion["grammar"] == "root ::= <[11]> <[12]> <[13]>" and completion["n_predict"] == 3
+    assert completion["prompt"] == "A user asks:" and completion["n_probs"] == 1
+
+
+def test_a_server_that_cannot_score_says_so() -> None:
+    request = sg.ScoreRequest("A user asks:", (" Hi",))
+    with pytest.raises(BackendError, match="token syntax") as caught:
+        _scoring_server([7], [7], grammar_error=True).score(request)
+    assert isinstance(caught.value.__cause__, GrammarError) and caught.value.url.endswith("/completion")
+    with pytest.raises(BackendError, match="did not generate the tokens"):
+        _scoring_server([7, 8], [7, 9]).score(request)
+    with pytest.raises(BackendError, match="sent no token ids"):
+        _scoring_server([], []).score(request)
+
+
 # -- retries ---------------------------------------------------------------------------------
 
 DRIVERS = ("blocking", "asyncio")

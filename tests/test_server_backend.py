@@ -13,6 +13,7 @@ import re
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -55,19 +56,22 @@ def _free_port() -> int:
 
 @contextmanager
 def _running_server(*options: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """A llama-server on the default model (one thread: the machine is shared), until exit."""
+    """A llama-server on the default model (one thread: the machine is shared), until exit.
+    Its log goes to a file: a pipe nobody reads fills up and stops the server mid-request."""
     port = _free_port()
+    log = tempfile.TemporaryFile()
     process = subprocess.Popen(
         [_server_binary(), "-m", str(sg.default_model_path()), "--host", "127.0.0.1",
          "--port", str(port), "-t", "1", *options],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL, stderr=log,
     )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"llama-server exited: {process.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
+                log.seek(0)
+                raise RuntimeError(f"llama-server exited: {log.read().decode(errors='replace')[-2000:]}")
             try:
                 with urllib.request.urlopen(url + "/health", timeout=2) as reply:
                     if json.loads(reply.read()).get("status") == "ok":
@@ -84,6 +88,7 @@ def _running_server(*options: str) -> Iterator[tuple[str, subprocess.Popen[bytes
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
+        log.close()
 
 
 @pytest.fixture(scope="module")
@@ -144,7 +149,11 @@ def test_the_example_runs(server_url: str) -> None:
 
 def test_tool_calls_through_the_server(remote: sg.LLM) -> None:
     def get_weather(city: str) -> str:
-        """Get the current weather in a city."""
+        """Get the current weather in a city.
+
+        Args:
+            city: The city name, e.g. Paris.
+        """
         return f"sunny in {city}"
 
     turn = remote.call_tools("What is the weather in Paris?", [get_weather])
@@ -167,14 +176,40 @@ def test_a_named_value_through_the_server(remote: sg.LLM) -> None:
 
 
 def test_decisions_through_the_server(remote: sg.LLM) -> None:
-    """The server scores no given text: "meaning" decides by similarity and shared words (the
-    lazy grammar "model" needs is tested below)."""
+    """The server scores given text, so the default decision weighs the model's judgement of
+    each tool there as in-process."""
     from bench.tool_requests import TOOLS
 
-    assert not isinstance(remote.backend, sg.ScoringBackend)
+    assert isinstance(remote.backend, sg.ScoringBackend)
     turn = remote.call_tools("Will it rain in Lisbon tomorrow?", TOOLS)
     assert [c.name for c in turn.calls][:1] == ["get_forecast"] and turn.calls[0].arguments.city == "Lisbon"
     assert remote.call_tools("Hi! How are you today?", TOOLS).calls == []
+
+
+def test_the_server_scores_text_as_the_in_process_backend_does(remote: sg.LLM) -> None:
+    """The same tokens, each with its probability before sampling: the server's one-token
+    steps and the in-process batch differ only in rounding."""
+    from bench.tool_requests import TOOLS
+    from structgen._generate._tool_policy import channel_scores
+    from structgen._tools._tool import as_tools
+
+    request = sg.ScoreRequest("The get forecast tool: Weather forecast for a city. A user asks:",
+                              (" Will it rain in Paris tomorrow?", " Play some jazz.", ""))
+    local = sg.LlamaCppBackend.load(None, n_threads=1)
+    try:
+        here = local.score(request)
+        tools = as_tools(TOOLS)
+        judged_here = channel_scores(local, "Is it going to pour in Oslo tomorrow?", tools)
+    finally:
+        local.close()
+    there = remote.backend.score(request)  # type: ignore[attr-defined]
+    assert [s.tokens for s in there] == [s.tokens for s in here] == [7, 4, 0]
+    assert all(abs(a.per_token - b.per_token) < 0.1 for a, b in zip(here, there)), (here, there)
+    assert there[0].per_token > there[1].per_token
+    judged_there = channel_scores(remote.backend, "Is it going to pour in Oslo tomorrow?", tools)
+    assert judged_here is not None and judged_there is not None
+    assert max(range(len(tools)), key=judged_there.__getitem__) == max(range(len(tools)), key=judged_here.__getitem__)
+    assert tools[max(range(len(tools)), key=judged_there.__getitem__)].name == "get_forecast"
 
 
 def test_lazy_grammar_through_the_server(remote: sg.LLM) -> None:
