@@ -89,7 +89,10 @@ CATEGORIES = (
     "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance",
 )
 RUNNERS = ("structgen", "peer", "server")
-LABELS = {"structgen": "structgen", "peer": "llama-cpp-python", "server": "llama-server"}
+#: structgen through llama-server (``LlamaServerBackend``), with and without the embedding extra.
+SERVED = ("structgen-server", "structgen-server-plain")
+LABELS = {"structgen": "structgen", "peer": "llama-cpp-python", "server": "llama-server",
+          "structgen-server": "structgen via llama-server", "structgen-server-plain": "structgen via llama-server, no extra"}
 SPLITS = ("tune", "test", "all")
 Call = tuple[str, dict[str, Any]]
 
@@ -887,7 +890,8 @@ def main() -> None:
     parser.add_argument("--split", choices=SPLITS, default="test", help="which half of the dev cases (default: test)")
     parser.add_argument("--per-category", type=int, default=None, help="first N cases of each category (default: all)")
     parser.add_argument("--categories", default=",".join(CATEGORIES), help="comma-separated")
-    parser.add_argument("--runners", default=",".join(RUNNERS), help=f"comma-separated among {', '.join(RUNNERS)}")
+    parser.add_argument("--runners", default=",".join(RUNNERS),
+                        help=f"comma-separated among {', '.join(RUNNERS + SERVED)}")
     parser.add_argument("--model", default=None, help="gemma, or a GGUF path (default: structgen's)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per case, every runner")
     parser.add_argument("--max-tokens", type=int, default=256, help="the token budget of each case, every runner")
@@ -908,8 +912,8 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown categories: {', '.join(sorted(unknown))}")
     runners = [r for r in args.runners.split(",") if r]
-    if not runners or set(runners) - set(RUNNERS):
-        parser.error(f"--runners takes a comma-separated list among {', '.join(RUNNERS)}")
+    if not runners or set(runners) - set(RUNNERS + SERVED):
+        parser.error(f"--runners takes a comma-separated list among {', '.join(RUNNERS + SERVED)}")
     if args.timeout <= 0 or args.max_tokens <= 0 or args.n_ctx <= 0:
         parser.error("--timeout, --max-tokens and --n-ctx must be positive")
     command = shlex.join(sys.argv)
