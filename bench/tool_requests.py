@@ -627,3 +627,30 @@ NEIGHBOURS: dict[Kind, list[Request]] = {
         ("Ping the landlord at rent@flats.co.uk that the boiler broke again.", "send_email"),
     ],
 }
+
+#: Questions about live conditions, which need a tool, beside knowledge questions on the same
+#: topics, which need none: where asking and acting look alike. Written before any run of the
+#: choice they report (the action signal's prototypes); no choice is made on them.
+LIVE: dict[Kind, list[Request]] = {
+    "plain": [
+        ("What is the weather in Paris?", "get_forecast"),
+        ("What's the temperature in Oslo right now?", "get_forecast"),
+        ("What's the news on the rail strike today?", "get_news"),
+        ("What is Apple's stock price?", "get_stock_price"),
+        ("How much is 100 euros in dollars?", "convert_currency"),
+    ],
+    "paraphrase": [
+        ("Is it sunny in Madrid?", "get_forecast"),
+        ("Is it chilly in Chicago this morning?", "get_forecast"),
+        ("What's Amazon trading at?", "get_stock_price"),
+        ("How many pesos is 50 bucks?", "convert_currency"),
+        ("Anything going on with the election?", "get_news"),
+    ],
+    "no_tool": [
+        ("Why does the weather change so fast in spring?", None),
+        ("Why is it colder at the poles?", None),
+        ("What is a stock market index?", None),
+        ("Why do exchange rates change?", None),
+        ("How do newspapers decide what goes on the front page?", None),
+    ],
+}
