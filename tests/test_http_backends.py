@@ -292,45 +292,59 @@ def test_an_answer_the_grammar_does_not_allow_is_an_error() -> None:
 # -- scoring text through llama-server --------------------------------------------------------
 
 
-def _scoring_server(tokens: list[int], generated: list[int], *, grammar_error: bool = False,
+def _scoring_server(pieces: list[tuple[int, Any]], generated: list[bytes], *, grammar_error: bool = False,
                     seen: list[dict[str, Any]] | None = None) -> sg.LlamaServerBackend:
-    """A llama-server that tokenizes every text as ``tokens`` and generates ``generated``."""
+    """A llama-server that tokenizes every text into ``pieces`` (id, piece: text, or a list of
+    bytes for part of a character) and generates tokens spelling ``generated``."""
 
     def handle(request: httpx.Request) -> httpx.Response:
         body = _body(request)
         if seen is not None:
             seen.append({"path": request.url.path, **body})
         if request.url.path == "/tokenize":
-            return httpx.Response(200, json={"tokens": tokens})
+            return httpx.Response(200, json={"tokens": [{"id": i, "piece": p} for i, p in pieces]})
         if grammar_error:
             return httpx.Response(400, json={"error": {"code": 400, "message": "failed to parse grammar"}})
+        steps = [{"id": 1, "bytes": list(b), "logprob": -0.5} for b in generated]
         return httpx.Response(200, json={"content": "x", "completion_probabilities": [
-            {"id": t, "logprob": -0.5, "top_logprobs": []} for t in generated]})
+            *steps, {"id": 0, "bytes": [], "logprob": -3.0}]})  # then the end of generation
 
     return _llama(handle)
 
 
-def test_the_server_scores_text_by_the_token_ids_it_forces() -> None:
+def test_the_server_scores_text_by_the_tokens_it_forces() -> None:
     seen: list[dict[str, Any]] = []
-    backend = _scoring_server([11, 12, 13], [11, 12, 13], seen=seen)
+    backend = _scoring_server([(11, " Will"), (12, " it"), (13, " rain")], [b" Will", b" it", b" rain"], seen=seen)
     assert isinstance(backend, sg.ScoringBackend)
-    scores = backend.score(sg.ScoreRequest("A user asks:", (" Will it rain?", "")))
+    scores = backend.score(sg.ScoreRequest("A user asks:", (" Will it rain", "")))
     assert [(s.logprob, s.tokens) for s in scores] == [(-1.5, 3), (0.0, 0)]
     assert [r["path"] for r in seen] == ["/tokenize", "/completion"]  # nothing sent for ""
-    assert seen[0]["add_special"] is False
+    assert seen[0]["add_special"] is False and seen[0]["with_pieces"] is True
     completion = seen[1]
-    assert completion["grammar"] == "root ::= <[11]> <[12]> <[13]>" and completion["n_predict"] == 3
+    assert completion["grammar"] == "root ::= <[11]> <[12]> <[13]>"
     assert completion["prompt"] == "A user asks:" and completion["n_probs"] == 1
+
+
+def test_tokens_that_hold_part_of_a_character_are_spelled_as_text() -> None:
+    """llama.cpp cannot hold a grammar to such a token by its id; the server reports the token
+    that completes the character with its bytes."""
+    seen: list[dict[str, Any]] = []
+    ecircumflex = "\u1ebf".encode()  # three bytes, two tokens
+    backend = _scoring_server([(410, " ch"), (31604, list(ecircumflex[:2])), (140, list(ecircumflex[2:])), (94, "n")],
+                              [b" ch", ecircumflex, b"n"], seen=seen)
+    (score,) = backend.score(sg.ScoreRequest("A user asks:", (" ch\u1ebfn",)))
+    assert (score.logprob, score.tokens) == (-1.5, 4)
+    assert seen[1]["grammar"] == 'root ::= <[410]> "\u1ebf" <[94]>'
 
 
 def test_a_server_that_cannot_score_says_so() -> None:
     request = sg.ScoreRequest("A user asks:", (" Hi",))
     with pytest.raises(BackendError, match="token syntax") as caught:
-        _scoring_server([7], [7], grammar_error=True).score(request)
+        _scoring_server([(7, " Hi")], [b" Hi"], grammar_error=True).score(request)
     assert isinstance(caught.value.__cause__, GrammarError) and caught.value.url.endswith("/completion")
-    with pytest.raises(BackendError, match="did not generate the tokens"):
-        _scoring_server([7, 8], [7, 9]).score(request)
-    with pytest.raises(BackendError, match="sent no token ids"):
+    with pytest.raises(BackendError, match="did not generate the text"):
+        _scoring_server([(7, " Hi")], [b" Ho!"]).score(request)
+    with pytest.raises(BackendError, match="sent no tokens"):
         _scoring_server([], []).score(request)
 
 

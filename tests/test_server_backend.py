@@ -195,9 +195,12 @@ def test_the_server_scores_text_as_the_in_process_backend_does(remote: sg.LLM) -
 
     request = sg.ScoreRequest("The get forecast tool: Weather forecast for a city. A user asks:",
                               (" Will it rain in Paris tomorrow?", " Play some jazz.", ""))
+    # "Find me a ride from Hanoi": characters split over several tokens.
+    split = sg.ScoreRequest(request.context, (" T\u00ecm chuy\u1ebfn xe cho t\u00f4i t\u1eeb H\u00e0 N\u1ed9i",))
     local = sg.LlamaCppBackend.load(None, n_threads=1)
     try:
         here = local.score(request)
+        here_split = local.score(split)
         tools = as_tools(TOOLS)
         judged_here = channel_scores(local, "Is it going to pour in Oslo tomorrow?", tools)
     finally:
@@ -206,6 +209,11 @@ def test_the_server_scores_text_as_the_in_process_backend_does(remote: sg.LLM) -
     assert [s.tokens for s in there] == [s.tokens for s in here] == [7, 4, 0]
     assert all(abs(a.per_token - b.per_token) < 0.1 for a, b in zip(here, there)), (here, there)
     assert there[0].per_token > there[1].per_token
+    # Characters split over several tokens: the server reports only the token that completes
+    # one, so such a text scores a little higher there (the same text after every context).
+    (vietnamese,) = remote.backend.score(split)  # type: ignore[attr-defined]
+    (reference,) = here_split
+    assert vietnamese.tokens == reference.tokens and 0 <= vietnamese.per_token - reference.per_token < 0.6
     judged_there = channel_scores(remote.backend, "Is it going to pour in Oslo tomorrow?", tools)
     assert judged_here is not None and judged_there is not None
     assert max(range(len(tools)), key=judged_there.__getitem__) == max(range(len(tools)), key=judged_here.__getitem__)

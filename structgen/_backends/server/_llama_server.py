@@ -19,6 +19,7 @@ a timeout or a stream that breaks off is a :class:`~structgen.BackendError` with
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -99,26 +100,25 @@ class LlamaServerBackend:
             if not text:
                 scores.append(Score(0.0, 0))
                 continue
-            reply = yield from self._http.post("/tokenize", {"content": text, "add_special": False})
+            reply = yield from self._http.post("/tokenize", {"content": text, "add_special": False, "with_pieces": True})
             tokens = reply.get("tokens")
-            if not isinstance(tokens, list) or not tokens or not all(isinstance(t, int) for t in tokens):
-                raise self._http.broken("/tokenize", "sent no token ids")
+            if not isinstance(tokens, list) or not tokens or not all(isinstance(t, dict) for t in tokens):
+                raise self._http.broken("/tokenize", "sent no tokens")
             try:
                 reply = yield from self._http.post("/completion", {
                     "prompt": request.context,
-                    "grammar": "root ::= " + " ".join(f"<[{t}]>" for t in tokens),
-                    "n_predict": len(tokens),
+                    "grammar": _spelled(tokens),
+                    "n_predict": 2 * len(tokens) + 1,
                     "n_probs": 1,
                     "temperature": 0.0,
                     "cache_prompt": True,
                 })
             except GrammarError as error:
                 raise self._http.broken("/completion", f"cannot score text: {_TOKEN_SYNTAX}") from error
-            steps = reply.get("completion_probabilities")
-            if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps) \
-                    or [s.get("id") for s in steps[: len(tokens)]] != tokens:
-                raise self._http.broken("/completion", f"did not generate the tokens it was held to: {_TOKEN_SYNTAX}")
-            scores.append(Score(sum(float(s.get("logprob", 0.0)) for s in steps[: len(tokens)]), len(tokens)))
+            logprob = _logprob_of(reply.get("completion_probabilities"), len(text.encode()))
+            if logprob is None:
+                raise self._http.broken("/completion", f"did not generate the text it was held to: {_TOKEN_SYNTAX}")
+            scores.append(Score(logprob, len(tokens)))
         return tuple(scores)
 
     # -- the request and its answer ---------------------------------------------------------
@@ -189,6 +189,42 @@ class _Reader:
             total_seconds=time.perf_counter() - self.started,
             attempts=1,
         )
+
+
+def _spelled(tokens: list[dict[str, Any]]) -> str:
+    """A grammar of exactly these tokens: each by its id, except runs of tokens that each hold
+    part of a UTF-8 character (their piece comes as a list of bytes), which llama.cpp cannot
+    hold to by id and which are spelled as the characters they make."""
+    parts: list[str] = []
+    pending = b""
+    for token in tokens:
+        piece = token.get("piece")
+        if isinstance(piece, list):
+            pending += bytes(piece)
+            continue
+        if pending:
+            parts.append(json.dumps(pending.decode("utf-8", errors="replace"), ensure_ascii=False))
+            pending = b""
+        parts.append(f"<[{int(token['id'])}]>")
+    if pending:
+        parts.append(json.dumps(pending.decode("utf-8", errors="replace"), ensure_ascii=False))
+    return "root ::= " + " ".join(parts)
+
+
+def _logprob_of(steps: Any, size: int) -> float | None:
+    """The summed log-probability of the generated tokens that spell ``size`` bytes (the server
+    reports a token that completes a character with its earlier bytes), or None if they do not."""
+    if not isinstance(steps, list):
+        return None
+    total, seen = 0.0, 0
+    for step in steps:
+        if seen == size:
+            return total
+        if not isinstance(step, dict) or not isinstance(step.get("bytes"), list):
+            return None
+        seen += len(step["bytes"])
+        total += float(step.get("logprob", 0.0))
+    return total if seen == size else None
 
 
 def _template(request: CompletionRequest) -> dict[str, Any]:
