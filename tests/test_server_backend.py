@@ -149,11 +149,7 @@ def test_the_example_runs(server_url: str) -> None:
 
 def test_tool_calls_through_the_server(remote: sg.LLM) -> None:
     def get_weather(city: str) -> str:
-        """Get the current weather in a city.
-
-        Args:
-            city: The city name, e.g. Paris.
-        """
+        """Get the current weather in a city."""
         return f"sunny in {city}"
 
     turn = remote.call_tools("What is the weather in Paris?", [get_weather])

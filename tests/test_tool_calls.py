@@ -114,6 +114,21 @@ def test_a_listed_value_the_request_names_is_the_one_called(request: pytest.Fixt
     assert calls_made(free) == [("get_weather", {"city": "Boston", "unit": "celsius"})]
 
 
+def current_weather(city: str) -> str:
+    """Get the current weather in a city."""
+    return f"sunny in {city}"
+
+
+@pytest.mark.parametrize("model", ["smollm2", "gemma"])
+def test_a_question_about_live_conditions_calls_the_tool(request: pytest.FixtureRequest, model: str) -> None:
+    # With a question about the weather among the action signal's questions, every weather
+    # question read as one, and this request to a bare tool was answered in words (#28).
+    chosen: sg.LLM = request.getfixturevalue("llm" if model == "smollm2" else "gemma")
+    turn = chosen.call_tools("What is the weather in Paris?", [current_weather])
+    assert calls_made(turn) == [("current_weather", {"city": "Paris"})]
+    assert chosen.call_tools("What's the difference between weather and climate?", [current_weather]).calls == []
+
+
 TWO_CITIES = "What is the weather in Paris and what is the weather in Tokyo?"
 PARIS = ("get_weather", {"city": "Paris", "unit": "celsius"})
 #: Greedy decoding, measured on a fresh model and again with its cache warm. The right answer

@@ -24,7 +24,7 @@ ACTIONS = (
 QUESTIONS = (
     "Why is the sky blue?", "Explain photosynthesis simply.", "Write a short poem about autumn.",
     "What is the capital of Australia?", "Tell me a joke about cats.", "How does a vaccine work?",
-    "What's the difference between weather and climate?", "Summarize the plot of Hamlet.",
+    "What's the difference between a virus and bacteria?", "Summarize the plot of Hamlet.",
     "Give me tips for a job interview.", "What does 'serendipity' mean?", "Who painted the Mona Lisa?",
     "How many legs does a spider have?", "What is 15 percent of 80?", "Can you help me name my dog?",
     "Is coffee bad for you?", "Describe a sunset over the ocean.", "What causes inflation?",
