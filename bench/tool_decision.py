@@ -37,11 +37,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bfcl import Bounds, model_path, start_runner  # noqa: E402
 from bench.tool_requests import (  # noqa: E402
-    HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, LIVE, NEIGHBOURS, TEST, TOOLS, TUNE, Kind,
+    HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, FRESH, LIVE, NEIGHBOURS, TEST, TOOLS, TUNE, Kind,
 )
 
 SPLITS = {"test": TEST, "holdout": HOLDOUT, "holdout2": HOLDOUT2, "holdout3": HOLDOUT3, "holdout4": HOLDOUT4,
-          "holdout5": HOLDOUT5, "live": LIVE, "neighbours": NEIGHBOURS, "tune": TUNE}
+          "fresh": FRESH, "holdout5": HOLDOUT5, "live": LIVE, "neighbours": NEIGHBOURS, "tune": TUNE}
 from structgen._tools._tool import as_tools  # noqa: E402
 
 RUNNERS = ("structgen:meaning", "structgen:words", "structgen:model", "structgen:meaning/copied",

@@ -654,3 +654,30 @@ LIVE: dict[Kind, list[Request]] = {
         ("How do newspapers decide what goes on the front page?", None),
     ],
 }
+
+#: Written after the action signal's weather question was replaced, to report that change on
+#: requests nobody had looked at (LIVE holds the request that prompted it): questions about the
+#: moment across the tools' topics, and questions about the same topics that need no tool.
+FRESH: dict[Kind, list[Request]] = {
+    "plain": [
+        ("whats the forecast looking like for edinburgh this weekend", "get_forecast"),
+        ("any news about the bridge closure?", "get_news"),
+        ("what's the stock price for netflix atm", "get_stock_price"),
+        ("can u translate 'where is the bathroom' to german", "translate_text"),
+        ("how much are 30 pounds in euros", "convert_currency"),
+    ],
+    "paraphrase": [
+        ("gonna be windy in Cardiff later?", "get_forecast"),
+        ("hows google doing on the markets today", "get_stock_price"),
+        ("whats going on with the tube strike", "get_news"),
+        ("need a spot for 2 at dishoom tonight at 8", "book_table"),
+        ("put something upbeat on pls", "play_music"),
+    ],
+    "no_tool": [
+        ("why does it rain more in the west of the uk", None),
+        ("whats the difference between shares and bonds", None),
+        ("how do journalists check their sources", None),
+        ("why do some words have no translation", None),
+        ("is it rude to be late to a dinner reservation", None),
+    ],
+}
