@@ -8,7 +8,10 @@ requests that need them (asked as questions, as people ask), and requests beside
 that need none. The default decision and arguments, greedy, SmolLM2 unless ``--model``;
 ``--source`` imports structgen from another checkout (the refits' commits). Usage::
 
-    python bench/tools_that_answer.py [--model gemma] [--source PATH] [--json OUT]
+    python bench/tools_that_answer.py [--model gemma] [--source PATH] [--json OUT] [--set second]
+
+``--set second``: four other tools and twelve other requests of the same kinds, written on
+2026-12-05 (stop 38) before any run, after the first set had been read for two choices.
 """
 
 from __future__ import annotations
@@ -81,12 +84,71 @@ REQUESTS: list[tuple[str, str | None]] = [
 ]
 
 
+def subtract(a: float, b: float) -> float:
+    """Subtract one number from another.
+
+    Args:
+        a: The number to subtract from.
+        b: The number to subtract.
+    """
+    return a - b
+
+
+def divide(a: float, b: float) -> float:
+    """Divide one number by another.
+
+    Args:
+        a: The dividend.
+        b: The divisor.
+    """
+    return a / b
+
+
+def tip_amount(bill: float, percent: float) -> float:
+    """The tip to leave on a bill.
+
+    Args:
+        bill: The bill's total.
+        percent: The tip as a percentage of the bill.
+    """
+    return bill * percent / 100
+
+
+def local_time(city: str) -> str:
+    """The current local time in a city.
+
+    Args:
+        city: Name of the city.
+    """
+    return "12:00"
+
+
+SECOND_TOOLS = [subtract, divide, tip_amount, local_time]
+SECOND: list[tuple[str, str | None]] = [
+    ("what's 340 minus 125?", "subtract"),
+    ("whats 58 take away 19", "subtract"),
+    ("can you divide 96 by 8 for me", "divide"),
+    ("If 120 dollars is split between 4 people, how much does each pay?", "divide"),
+    ("how much should I tip on a 64 dollar bill at 20 percent?", "tip_amount"),
+    ("What's a 15% tip on $42?", "tip_amount"),
+    ("what time is it in Tokyo right now?", "local_time"),
+    ("Is it still morning in Sydney?", "local_time"),
+    ("Why can't you divide by zero?", None),
+    ("Who invented the pocket calculator?", None),
+    ("is it rude not to tip in the US?", None),
+    ("ok great, good night!", None),
+]
+SETS = {"first": (TOOLS, REQUESTS), "second": (SECOND_TOOLS, SECOND)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=None, help="gemma, or a GGUF path (default: SmolLM2)")
     parser.add_argument("--source", type=Path, default=ROOT, help="the checkout to import structgen from")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--set", choices=sorted(SETS), default="first")
     args = parser.parse_args()
+    tools, requests = SETS[args.set]
     sys.path.insert(0, str(ROOT))
     from bench.bfcl import model_path
 
@@ -95,8 +157,8 @@ def main() -> None:
 
     llm = structgen.LLM(model_path(args.model), max_tokens=256, n_ctx=4096, n_threads=1, n_threads_batch=1)
     rows = []
-    for text, wanted in REQUESTS:
-        turn = llm.call_tools(text, tools=TOOLS, tool_choice="auto")
+    for text, wanted in requests:
+        turn = llm.call_tools(text, tools=tools, tool_choice="auto")
         called = turn.calls[0].name if turn.calls else None
         rows.append({"request": text, "wanted": wanted, "called": called, "right": called == wanted,
                      "arguments": turn.calls[0].text if turn.calls else None, "text": (turn.text or "")[:120]})
