@@ -738,3 +738,35 @@ HOLDOUT6: dict[Kind, list[Request]] = {
         ("what's 144 divided by 12?", None),
     ],
 }
+
+#: A call wanted: ``(tool, a value its arguments hold)``, compared case-insensitively.
+Wanted = tuple[str, str]
+
+#: How many calls a turn makes, on the twelve tools: requests that want one call though they
+#: tempt more (a place with its region, a song with its artist, a mode among listed ones), and
+#: requests that want two. Written on 2026-12-05 (stop 38) before any run of the rule they
+#: report (a later call of a turn must add something said).
+SEVERAL: list[tuple[str, list[Wanted]]] = [
+    ("Walking directions from the station to the museum, please.", [("get_directions", "walking")]),
+    ("What's the forecast for Rome, Italy this week?", [("get_forecast", "rome")]),
+    ("Convert 250 euros to US dollars.", [("convert_currency", "250")]),
+    ("Translate 'good morning, how are you?' into Spanish.", [("translate_text", "spanish")]),
+    ("Get the stock price of Apple, symbol AAPL.", [("get_stock_price", "aapl")]),
+    ("Book a table for two at Luigi's in Soho at 7:30pm.", [("book_table", "luigi")]),
+    ("Remind me at 8am to take my pills with breakfast.", [("set_reminder", "pills")]),
+    ("Play Under Pressure by Queen and David Bowie.", [("play_music", "pressure")]),
+    ("Any news about the climate summit in Paris, France?", [("get_news", "climate")]),
+    ("Transit directions from King's Cross to Heathrow Airport.", [("get_directions", "heathrow")]),
+    ("What's the weather forecast for Paris and for Rome?", [("get_forecast", "paris"), ("get_forecast", "rome")]),
+    ("Convert 100 dollars to euros and to yen.", [("convert_currency", "eur"), ("convert_currency", "y")]),
+    ("Stock prices for Apple (AAPL) and Microsoft (MSFT), please.", [("get_stock_price", "aapl"), ("get_stock_price", "msft")]),
+    ("Translate 'thank you' into French and into German.", [("translate_text", "french"), ("translate_text", "german")]),
+    ("Get the latest news on the election and on the heatwave.", [("get_news", "election"), ("get_news", "heatwave")]),
+    ("Remind me at 9am to call the bank and at 5pm to buy bread.", [("set_reminder", "bank"), ("set_reminder", "bread")]),
+    ("Play some jazz, and what's the forecast for Berlin tomorrow?", [("play_music", "jazz"), ("get_forecast", "berlin")]),
+    ("Email max@co.com with subject Hi and body See you soon, and remind me at 6pm to pack.",
+     [("send_email", "max@co.com"), ("set_reminder", "pack")]),
+    ("Driving directions from Bath to Bristol and from Bristol to Cardiff.",
+     [("get_directions", "bath"), ("get_directions", "cardiff")]),
+    ("Find recipes with tofu and book a table at Wagamama for 2 at 8pm.", [("search_recipes", "tofu"), ("book_table", "wagamama")]),
+]

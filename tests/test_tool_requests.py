@@ -4,7 +4,7 @@ text, and TEST requests that never appear in TUNE."""
 
 from __future__ import annotations
 
-from bench.tool_requests import HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, FRESH, LIVE, NEIGHBOURS, TEST, TOOLS, TUNE
+from bench.tool_requests import HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, FRESH, LIVE, NEIGHBOURS, SEVERAL, TEST, TOOLS, TUNE
 from structgen._generate._tool_decision import relevant_tools
 from structgen._backends._seam import Message
 from structgen._tools._tool import as_tools
@@ -63,3 +63,13 @@ def test_the_action_signal_is_fitted_on_no_request_of_any_split() -> None:
     splits = {text for split in (TUNE, TEST, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, NEIGHBOURS, LIVE, FRESH)
               for requests in split.values() for text, _ in requests}
     assert not set(ACTIONS) & splits and not set(ANSWERS) & splits
+
+
+def test_several_calls_share_no_request_and_name_only_the_tools() -> None:
+    """SEVERAL (bench/several_calls.py): new requests, each wanting one or two calls of the tools."""
+    splits = {text for split in (TUNE, TEST, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, NEIGHBOURS, LIVE, FRESH)
+              for requests in split.values() for text, _ in requests}
+    names = {t.name for t in TOOL_LIST}
+    assert not {text for text, _ in SEVERAL} & splits
+    assert all(1 <= len(wanted) <= 2 and all(name in names for name, _ in wanted) for _, wanted in SEVERAL)
+    assert sum(len(wanted) == 2 for _, wanted in SEVERAL) == 10

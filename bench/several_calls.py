@@ -1,0 +1,64 @@
+"""How many calls a turn makes: ``bench/tool_requests.py``'s SEVERAL requests (one call wanted
+though more tempt, or two wanted) on the twelve tools, with the default decision, greedy.
+
+A request is right when its calls are exactly the wanted ones: as many, each wanted call matched
+(greedily, in order) by a call of that tool whose arguments hold the wanted value
+(case-insensitive). Imports structgen from the checkout it runs from. Usage::
+
+    python bench/several_calls.py [--model gemma] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.bfcl import model_path  # noqa: E402
+from bench.tool_requests import SEVERAL, TOOLS, Wanted  # noqa: E402
+
+
+def matches(calls: list[tuple[str, str]], wanted: list[Wanted]) -> bool:
+    """Whether ``calls`` (name, arguments text) are exactly the wanted ones."""
+    if len(calls) != len(wanted):
+        return False
+    left = list(calls)
+    for name, value in wanted:
+        found = next((c for c in left if c[0] == name and value.lower() in c[1].lower()), None)
+        if found is None:
+            return False
+        left.remove(found)
+    return True
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default=None, help="gemma, or a GGUF path (default: SmolLM2)")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    import structgen
+
+    llm = structgen.LLM(model_path(args.model), max_tokens=256, n_ctx=4096, n_threads=1, n_threads_batch=1)
+    rows = []
+    for text, wanted in SEVERAL:
+        turn = llm.call_tools(text, tools=TOOLS, tool_choice="auto")
+        calls = [(c.name, c.text) for c in turn.calls]
+        right = matches(calls, wanted)
+        rows.append({"request": text, "wanted": wanted, "calls": calls, "right": right})
+        print(f"{'ok  ' if right else 'FAIL'} {text!r} -> {calls}", flush=True)
+    command = shlex.join(["python", "bench/several_calls.py", *sys.argv[1:]])
+    one = [r for r in rows if len(r["wanted"]) == 1]
+    two = [r for r in rows if len(r["wanted"]) == 2]
+    print(f"`{command}` (structgen from {structgen.__file__}): one call wanted {sum(r['right'] for r in one)}"
+          f"/{len(one)}, two wanted {sum(r['right'] for r in two)}/{len(two)}")
+    if args.json:
+        args.json.write_text(json.dumps({"command": command, "rows": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
