@@ -5,7 +5,9 @@ A request is right when its calls are exactly the wanted ones: as many, each wan
 (greedily, in order) by a call of that tool whose arguments hold the wanted value
 (case-insensitive). Imports structgen from the checkout it runs from. Usage::
 
-    python bench/several_calls.py [--model gemma] [--json OUT]
+    python bench/several_calls.py [--model gemma] [--json OUT] [--set shared]
+
+``--set shared``: SHARED_VALUES, two calls of different tools on the same values.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.bfcl import model_path  # noqa: E402
-from bench.tool_requests import SEVERAL, TOOLS, Wanted  # noqa: E402
+from bench.tool_requests import SEVERAL, SHARED_VALUES, TOOLS, Wanted  # noqa: E402
+
+SETS = {"several": SEVERAL, "shared": SHARED_VALUES}
 
 
 def matches(calls: list[tuple[str, str]], wanted: list[Wanted]) -> bool:
@@ -40,12 +44,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=None, help="gemma, or a GGUF path (default: SmolLM2)")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--set", choices=sorted(SETS), default="several")
     args = parser.parse_args()
     import structgen
 
     llm = structgen.LLM(model_path(args.model), max_tokens=256, n_ctx=4096, n_threads=1, n_threads_batch=1)
     rows = []
-    for text, wanted in SEVERAL:
+    for text, wanted in SETS[args.set]:
         turn = llm.call_tools(text, tools=TOOLS, tool_choice="auto")
         calls = [(c.name, c.text) for c in turn.calls]
         right = matches(calls, wanted)

@@ -770,3 +770,18 @@ SEVERAL: list[tuple[str, list[Wanted]]] = [
      [("get_directions", "bath"), ("get_directions", "cardiff")]),
     ("Find recipes with tofu and book a table at Wagamama for 2 at 8pm.", [("search_recipes", "tofu"), ("book_table", "wagamama")]),
 ]
+
+#: Two calls of different tools on the same values: a later call's rule must not cut the second
+#: tool. Written on 2026-12-05 (stop 38) before any run, after the tuning half had chosen between
+#: the rule for any earlier call and the rule per tool, to check the harm the first was expected to
+#: do (bench/several_calls.py --set shared).
+SHARED_VALUES: list[tuple[str, list[Wanted]]] = [
+    ("Get the forecast and the latest news for Lisbon.", [("get_forecast", "lisbon"), ("get_news", "lisbon")]),
+    ("What's the weather forecast and the news in Tokyo today?", [("get_forecast", "tokyo"), ("get_news", "tokyo")]),
+    ("Give me directions to Harrods and book a table at Harrods for 2 at 1pm.",
+     [("get_directions", "harrods"), ("book_table", "harrods")]),
+    ("Remind me at 7pm about the Coldplay concert and play some Coldplay.",
+     [("set_reminder", "coldplay"), ("play_music", "coldplay")]),
+    ("Latest news on Tesla and Tesla's share price, symbol TSLA.", [("get_news", "tesla"), ("get_stock_price", "tsla")]),
+    ("Find recipes with pumpkin and any news about the pumpkin festival.", [("search_recipes", "pumpkin"), ("get_news", "pumpkin")]),
+]
