@@ -3,7 +3,7 @@ though more tempt, or two wanted) on the twelve tools, with the default decision
 
 A request is right when its calls are exactly the wanted ones: as many, each wanted call matched
 (greedily, in order) by a call of that tool whose arguments hold the wanted value
-(case-insensitive). Imports structgen from the checkout it runs from. Usage::
+(case-insensitive, in its values, not its keys). Imports structgen from the checkout it runs from. Usage::
 
     python bench/several_calls.py [--model gemma] [--json OUT] [--set shared]
 
@@ -17,6 +17,7 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -27,13 +28,25 @@ from bench.tool_requests import SEVERAL, SHARED_VALUES, TOOLS, Wanted  # noqa: E
 SETS = {"several": SEVERAL, "shared": SHARED_VALUES}
 
 
+def values_text(arguments: str) -> str:
+    """The values of a call's arguments (not its keys: "y" is in "from_currency"), lower case."""
+    def leaves(value: Any) -> list[str]:
+        if isinstance(value, dict):
+            return [leaf for item in value.values() for leaf in leaves(item)]
+        if isinstance(value, list):
+            return [leaf for item in value for leaf in leaves(item)]
+        return [str(value)]
+
+    return " | ".join(leaves(json.loads(arguments))).lower()
+
+
 def matches(calls: list[tuple[str, str]], wanted: list[Wanted]) -> bool:
     """Whether ``calls`` (name, arguments text) are exactly the wanted ones."""
     if len(calls) != len(wanted):
         return False
     left = list(calls)
     for name, value in wanted:
-        found = next((c for c in left if c[0] == name and value.lower() in c[1].lower()), None)
+        found = next((c for c in left if c[0] == name and value.lower() in values_text(c[1])), None)
         if found is None:
             return False
         left.remove(found)

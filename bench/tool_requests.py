@@ -758,7 +758,7 @@ SEVERAL: list[tuple[str, list[Wanted]]] = [
     ("Any news about the climate summit in Paris, France?", [("get_news", "climate")]),
     ("Transit directions from King's Cross to Heathrow Airport.", [("get_directions", "heathrow")]),
     ("What's the weather forecast for Paris and for Rome?", [("get_forecast", "paris"), ("get_forecast", "rome")]),
-    ("Convert 100 dollars to euros and to yen.", [("convert_currency", "eur"), ("convert_currency", "y")]),
+    ("Convert 100 dollars to euros and to yen.", [("convert_currency", "eur"), ("convert_currency", "jpy")]),
     ("Stock prices for Apple (AAPL) and Microsoft (MSFT), please.", [("get_stock_price", "aapl"), ("get_stock_price", "msft")]),
     ("Translate 'thank you' into French and into German.", [("translate_text", "french"), ("translate_text", "german")]),
     ("Get the latest news on the election and on the heatwave.", [("get_news", "election"), ("get_news", "heatwave")]),

@@ -161,6 +161,16 @@ def test_parallel_calls_are_the_models_decision(request: pytest.FixtureRequest, 
     assert calls_made(single) == [PARIS]  # one call at most: the first of the parallel ones
 
 
+def test_a_later_call_that_adds_nothing_said_is_not_made(llm: sg.LLM) -> None:
+    """SmolLM2 converts back again after the conversion asked for (USD to EUR, then EUR to USD:
+    nothing the user said is new in it): the turn ends before the second call."""
+    from bench.tool_requests import TOOLS
+
+    turn = llm.call_tools("Convert 250 euros to US dollars.", TOOLS)
+    assert [c.name for c in turn.calls] == ["convert_currency"]
+    assert turn.calls[0].arguments.model_dump()["amount"] == 250
+
+
 def test_tools_from_a_model_and_a_dict(llm: sg.LLM) -> None:
     class Search(BaseModel):
         """Search the web."""

@@ -146,3 +146,24 @@ def test_a_placeholder_spelled_as_an_identifier_is_not_said() -> None:
     asked = [Message("user", "How should I structure a formal email to a professor?")]
     assert not _grounded_value("Your_Email_To", asked)
     assert _grounded_value("formal email", asked)
+
+
+def test_a_later_call_of_a_tool_must_add_a_said_word_no_earlier_call_of_it_chose() -> None:
+    def weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
+        """Current weather in a city."""
+        return ""
+
+    tool = as_tools([weather])[0]
+
+    def made(text: str) -> ToolCall:
+        return ToolCall(tool.name, tool.validate(text), "id", tool, text)
+
+    first = made('{"city": "Mariposa, CA", "unit": "celsius"}')
+    asked = [Message("user", "Weather in Mariposa, CA, and in Fresno too")]
+    assert grounded([made('{"city": "CA"}')], asked)  # alone, it is grounded
+    assert not grounded([made('{"city": "CA"}')], asked, earlier=[first])  # after it, it adds nothing
+    assert not grounded([made('{"city": "Mariposa, CA", "unit": "fahrenheit"}')], asked, earlier=[first])
+    assert grounded([made('{"city": "Fresno"}')], asked, earlier=[first])
+    other = as_tools([get_weather])[0]
+    assert grounded([ToolCall(other.name, other.validate('{"city": "Mariposa"}'), "id", other, '{"city": "Mariposa"}')],
+                    asked, earlier=[first])  # another tool may take the same values

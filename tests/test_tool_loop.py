@@ -126,6 +126,19 @@ def test_under_auto_the_turn_ends_before_an_ungrounded_call() -> None:
     assert turn.raw == call("Oslo")
 
 
+def test_under_auto_a_later_call_must_add_a_word_the_user_said() -> None:
+    # The second call only repeats a word the first chose: the turn ends before it.
+    region = '[{"name": "lookup", "arguments": {"city": "Oslo, Norway"}}, {"name": "lookup", "arguments": {"city": "Norway"}}]'
+    turn = sg.LLM.from_backend(ScriptedBackend(region)).call_tools("Look up Oslo, Norway.", [lookup], decision="words")
+    assert [c.arguments.city for c in turn.calls] == ["Oslo, Norway"]
+    two = '[{"name": "lookup", "arguments": {"city": "Oslo"}}, {"name": "lookup", "arguments": {"city": "Rome"}}]'
+    turn = sg.LLM.from_backend(ScriptedBackend(two)).call_tools("Look up Oslo and Rome.", [lookup], decision="words")
+    assert [c.arguments.city for c in turn.calls] == ["Oslo", "Rome"]
+    # A required call is not judged.
+    turn = sg.LLM.from_backend(ScriptedBackend(region)).call_tools("Look up Oslo, Norway.", [lookup], tool_choice="required")
+    assert [c.arguments.city for c in turn.calls] == ["Oslo, Norway", "Norway"]
+
+
 def cut_short(text: str) -> sg.Completion:
     """An answer that ran out of ``max_tokens``."""
     return sg.Completion(text, "length", sg.Usage(attempts=1, sampled_tokens=len(text)))

@@ -8,8 +8,9 @@ The steps of a turn, each a backend request whose usage is summed into the turn'
    one of the same turn ends the turn there, since small models otherwise loop.
 2. **Decide** (``tool_choice="auto"``): the turn's decision (``_tool_policy``) says which tools
    may be called, best first — none: the model answers in words without trying — and which
-   calls are kept; the turn ends before the first call that is not. With no call kept, and
-   when the model cannot finish a call within ``max_tokens``, the model answers in words.
+   calls are kept (a later call of a tool only if it adds something said); the turn ends
+   before the first call that is not. With no call kept, and when the model cannot finish a
+   call within ``max_tokens``, the model answers in words.
 3. **Validate**: each call's arguments go through its tool's model; a validator the grammar
    cannot express fails the turn into a retry, with the errors fed back.
 """
@@ -97,7 +98,8 @@ def run_turn(
     if decided.tools:
         messages, template_tools = fmt.render(conversation, decided.tools)  # the model sees what it may call
         fully = decided.grounding == "every"
-        keep = None if decided.grounding == "none" else (lambda call: grounded([call], conversation, fully=fully))
+        keep = None if decided.grounding == "none" else (
+            lambda call, earlier: grounded([call], conversation, fully=fully, earlier=earlier))
         tries = argument_tries(
             settings.arguments, decided.tools, conversation,
             action_weighed=decided.action_weighed, named=settings.decision != "model",
@@ -138,7 +140,7 @@ def _text_gbnf(fmt: ToolFormat) -> str:
 
 def _call_turn(
     messages: list[Message], template_tools: tuple[dict[str, Any], ...],
-    settings: TurnSettings, decided: Plan, keep: Callable[[ToolCall], bool] | None,
+    settings: TurnSettings, decided: Plan, keep: Callable[[ToolCall, Sequence[ToolCall]], bool] | None,
     grammar_tools: Sequence[Tool] | None = None,
 ) -> Steps[TurnEvent, ToolTurn]:
     """The turn's calls; with ``keep``, the turn ends before the first call it refuses. Under
@@ -257,7 +259,8 @@ class _CallReader:
     each call, validated, once its JSON is complete."""
 
     def __init__(
-        self, fmt: ToolFormat, tools: Sequence[Tool], keep: Callable[[ToolCall], bool] | None = None
+        self, fmt: ToolFormat, tools: Sequence[Tool],
+        keep: Callable[[ToolCall, Sequence[ToolCall]], bool] | None = None,
     ) -> None:
         self.fmt = fmt
         self.keep = keep
@@ -293,7 +296,7 @@ class _CallReader:
                 call = ToolCall(name, tool.validate(arguments), new_call_id(), tool, arguments)
             except (ValidationError, ValueError):
                 continue  # reported when the turn ends, with a retry
-            if self.keep is not None and not self.keep(call):
+            if self.keep is not None and not self.keep(call, self.calls):
                 self.cut = self.fmt.call_start(self.text, start)
                 return
             self.seen.add((name, canonical(arguments)))  # an invalid call's repeat is no repeat

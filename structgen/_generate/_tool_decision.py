@@ -8,7 +8,8 @@ shares words with, and whether a proposed call is grounded in what was said.
   (``_tool_policy``).
 - **grounding**, after each call is written: the call repeats no earlier call, and a value it
   chose itself (not a default, not one the schema lists) appears as whole words or numbers in
-  the latest user message or the tool results after it (or the tool takes no arguments).
+  the latest user message or the tool results after it (or the tool takes no arguments); a
+  later call of a tool in the same turn also adds a said word no earlier call of that tool chose.
   *Fully* grounded: every value it chose appears there ("What is 12 plus 30?" for ``add(a, b)``).
 """
 
@@ -57,14 +58,21 @@ def relevant_tools(tools: Sequence[Tool], conversation: Sequence[Message]) -> li
     return [t for t in tools if words & _content_words(tool_text(t))]
 
 
-def grounded(calls: Sequence[ToolCall], conversation: Sequence[Message], *, fully: bool = False) -> bool:
+def grounded(
+    calls: Sequence[ToolCall], conversation: Sequence[Message], *, fully: bool = False,
+    earlier: Sequence[ToolCall] = (),
+) -> bool:
     """Whether some call is new and grounded in what was said (:func:`said`): it repeats no
     call made earlier in the conversation, and one of the values it chose appears there as
     whole words or numbers (or its tool takes no arguments). A value the schema supplied —
     the parameter's default, or one of the values it lists — was not chosen and counts for
     nothing.
 
-    ``fully``: every value the call chose appears there, and there is at least one."""
+    ``fully``: every value the call chose appears there, and there is at least one.
+    ``earlier``: the calls the same turn made before; a call after some of the same tool must
+    also add a said word none of those chose (a second call that only changes a listed value,
+    or repeats part of a place an earlier call named, adds nothing the user asked for; another
+    tool may take the same values: "the median and the variance of 3, 4, 5")."""
     heard = _words(said(conversation))
     made = {
         (c["function"]["name"], canonical(c["function"]["arguments"]))
@@ -78,9 +86,18 @@ def grounded(calls: Sequence[ToolCall], conversation: Sequence[Message], *, full
             return True
         values = chosen_values(call)
         found = [_heard(value, heard) for value in values]
-        if (all(found) and values) if fully else any(found):
+        if not ((all(found) and values) if fully else any(found)):
+            continue
+        before = [c for c in earlier if c.name == call.name]
+        used = {w for c in before for value in chosen_values(c) for w in word_list(value)}
+        if not before or any(ok and _adds(value, heard, used) for value, ok in zip(values, found)):
             return True
     return False
+
+
+def _adds(value: str, heard: frozenset[str], used: set[str]) -> bool:
+    """Whether ``value`` holds a said word (not a stop word) that no earlier call chose."""
+    return any(w in heard and w not in STOP_WORDS and w not in used for w in word_list(value))
 
 
 def chosen_values(call: ToolCall) -> list[str]:
