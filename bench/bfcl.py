@@ -46,7 +46,7 @@ calls do not decode (as BFCL's decoder fails on them).
 Prints the command line, the bounds and a Markdown table of accuracy and seconds per case, per
 category and overall, for every runner. Usage::
 
-    python bench/bfcl.py [--split test|tune|all] [--per-category N] [--categories a,b ...]
+    python bench/bfcl.py [--split test|tune|all] [--per-category N] [--skip N] [--categories a,b ...]
                          [--runners structgen,peer,server] [--model gemma|PATH]
                          [--timeout 60] [--max-tokens 256] [--n-ctx 4096] [--threads N] [--threads-batch N]
                          [--decision NAME] [--json OUT] [--show]
@@ -444,16 +444,21 @@ def split_sizes() -> dict[str, dict[str, int]]:
 
 
 def cases(per_category: int | None = None, categories: Iterable[str] = CATEGORIES,
-          split: str = "all") -> list[dict[str, Any]]:
+          split: str = "all", skip: int = 0) -> list[dict[str, Any]]:
     """The first ``per_category`` cases (None: all) of each category in ``split`` (``tune``,
-    ``test`` or ``all``), in the file's order."""
+    ``test`` or ``all``), in the file's order, after its first ``skip`` (cases an earlier report
+    has read)."""
     if split not in SPLITS:
         raise ValueError(f"split is one of {SPLITS}, not {split!r}")
     wanted = set(categories)
     taken: Counter[str] = Counter()
+    passed: Counter[str] = Counter()
     chosen = []
     for case in _read():
         if case["category"] not in wanted or split not in ("all", halves()[case["id"]]):
+            continue
+        if passed[case["category"]] < skip:
+            passed[case["category"]] += 1
             continue
         if per_category is None or taken[case["category"]] < per_category:
             taken[case["category"]] += 1
@@ -889,6 +894,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=SPLITS, default="test", help="which half of the dev cases (default: test)")
     parser.add_argument("--per-category", type=int, default=None, help="first N cases of each category (default: all)")
+    parser.add_argument("--skip", type=int, default=0, help="leave out the first N cases of each category "
+                        "(cases earlier reports read)")
     parser.add_argument("--categories", default=",".join(CATEGORIES), help="comma-separated")
     parser.add_argument("--runners", default=",".join(RUNNERS),
                         help=f"comma-separated among {', '.join(RUNNERS + SERVED)}")
@@ -921,14 +928,15 @@ def main() -> None:
     threads = args.threads or max(1, cpus // 2)
     bounds = Bounds(args.timeout, args.max_tokens, args.n_ctx, threads, args.threads_batch or args.threads or cpus)
     sizes = split_sizes()
-    chosen = cases(args.per_category, categories, args.split)
+    chosen = cases(args.per_category, categories, args.split, args.skip)
     path = model_path(args.model)
     binary = server_binary() if "server" in runners else None
     versions = _versions(runners, binary)
 
     print(f"command: `{command}`  ")
     print(f"model: {Path(path).name}; split: {args.split}; {len(chosen)} cases from {BFCL.name} "
-          f"({'all' if args.per_category is None else f'first {args.per_category}'} of each category)  ")
+          f"({'all' if args.per_category is None else f'first {args.per_category}'} of each category"
+          + (f", after its first {args.skip}" if args.skip else "") + ")  ")
     print(f"bounds, every runner: {bounds.timeout:g} s per case, max_tokens {bounds.max_tokens}, "
           f"n_ctx {bounds.n_ctx}, threads {bounds.threads} (batches {bounds.threads_batch}); temperature 0; "
           "tool_choice auto  ")
@@ -957,6 +965,7 @@ def main() -> None:
             "split": args.split,
             "split_sizes": sizes,
             "per_category": args.per_category,
+            "skip": args.skip,
             "categories": categories,
             "bounds": asdict(bounds),
             "decision": args.decision,

@@ -5,9 +5,10 @@ A request is right when its calls are exactly the wanted ones: as many, each wan
 (greedily, in order) by a call of that tool whose arguments hold the wanted value
 (case-insensitive, in its values, not its keys). Imports structgen from the checkout it runs from. Usage::
 
-    python bench/several_calls.py [--model gemma] [--json OUT] [--set shared]
+    python bench/several_calls.py [--model gemma] [--json OUT] [--set shared|typed]
 
-``--set shared``: SHARED_VALUES, two calls of different tools on the same values.
+``--set shared``: SHARED_VALUES, two calls of different tools on the same values; ``--set typed``:
+TYPED_CALLS, both kinds worded the way people type.
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.bfcl import model_path  # noqa: E402
-from bench.tool_requests import SEVERAL, SHARED_VALUES, TOOLS, Wanted  # noqa: E402
+from bench.tool_requests import SEVERAL, SHARED_VALUES, TOOLS, TYPED_CALLS, Wanted  # noqa: E402
 
-SETS = {"several": SEVERAL, "shared": SHARED_VALUES}
+SETS = {"several": SEVERAL, "shared": SHARED_VALUES, "typed": TYPED_CALLS}
 
 
 def values_text(arguments: str) -> str:
