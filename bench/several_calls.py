@@ -5,10 +5,12 @@ A request is right when its calls are exactly the wanted ones: as many, each wan
 (greedily, in order) by a call of that tool whose arguments hold the wanted value
 (case-insensitive, in its values, not its keys). Imports structgen from the checkout it runs from. Usage::
 
-    python bench/several_calls.py [--model gemma] [--json OUT] [--set shared|typed]
+    python bench/several_calls.py [--model gemma] [--json OUT] [--set shared|typed|calls-holdout]
 
 ``--set shared``: SHARED_VALUES, two calls of different tools on the same values; ``--set typed``:
-TYPED_CALLS, both kinds worded the way people type.
+TYPED_CALLS and ``--set calls-holdout``: CALLS_HOLDOUT, both kinds worded the way people type.
+Also printed: the seconds each kind of request took (wall time of the turns), the cost a
+longer turn pays.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import argparse
 import json
 import shlex
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.bfcl import model_path  # noqa: E402
-from bench.tool_requests import SEVERAL, SHARED_VALUES, TOOLS, TYPED_CALLS, Wanted  # noqa: E402
+from bench.tool_requests import CALLS_HOLDOUT, SEVERAL, SHARED_VALUES, TOOLS, TYPED_CALLS, Wanted  # noqa: E402
 
-SETS = {"several": SEVERAL, "shared": SHARED_VALUES, "typed": TYPED_CALLS}
+SETS = {"several": SEVERAL, "shared": SHARED_VALUES, "typed": TYPED_CALLS, "calls-holdout": CALLS_HOLDOUT}
 
 
 def values_text(arguments: str) -> str:
@@ -65,16 +68,19 @@ def main() -> None:
     llm = structgen.LLM(model_path(args.model), max_tokens=256, n_ctx=4096, n_threads=1, n_threads_batch=1)
     rows = []
     for text, wanted in SETS[args.set]:
+        start = time.perf_counter()
         turn = llm.call_tools(text, tools=TOOLS, tool_choice="auto")
+        seconds = time.perf_counter() - start
         calls = [(c.name, c.text) for c in turn.calls]
         right = matches(calls, wanted)
-        rows.append({"request": text, "wanted": wanted, "calls": calls, "right": right})
+        rows.append({"request": text, "wanted": wanted, "calls": calls, "right": right, "seconds": seconds})
         print(f"{'ok  ' if right else 'FAIL'} {text!r} -> {calls}", flush=True)
     command = shlex.join(["python", "bench/several_calls.py", *sys.argv[1:]])
     one = [r for r in rows if len(r["wanted"]) == 1]
     two = [r for r in rows if len(r["wanted"]) == 2]
     print(f"`{command}` (structgen from {structgen.__file__}): one call wanted {sum(r['right'] for r in one)}"
-          f"/{len(one)}, two wanted {sum(r['right'] for r in two)}/{len(two)}")
+          f"/{len(one)}, two wanted {sum(r['right'] for r in two)}/{len(two)}; seconds: one wanted "
+          f"{sum(r['seconds'] for r in one):.1f}, two wanted {sum(r['seconds'] for r in two):.1f}")
     if args.json:
         args.json.write_text(json.dumps({"command": command, "rows": rows}, indent=1))
 
