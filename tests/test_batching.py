@@ -135,6 +135,21 @@ def test_cancelled_and_closed_streams_give_their_sequence_back(batched: sg.LLM) 
 
 
 @model
+def test_a_stream_stopped_mid_generation_tells_what_it_spent(batched: sg.LLM) -> None:
+    """A tool turn that ends before a repeated call stops its stream (``StopGeneration``): on
+    the batched backend too, the answer is the completion so far, and the sequence is free
+    again."""
+    def lookup(city: str) -> str:
+        """Look a city up."""
+        return city
+
+    for _ in range(5):  # more than the four sequences
+        turn = batched.call_tools("Look up Paris, Paris, Paris.", [lookup], tool_choice="required")
+        assert turn.calls and turn.usage.sampled_tokens + turn.usage.forced_tokens > 0
+    assert len(in_threads(lambda m: batched.generate(Ticket, prompt(m)), MESSAGES)) == 4
+
+
+@model
 def test_close_waits_for_generations_in_other_threads() -> None:
     llm = loaded(2)
     results: list[object] = []

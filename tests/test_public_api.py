@@ -71,6 +71,7 @@ PUBLIC = [
     "Score",
     "ScoreRequest",
     "ScoringBackend",
+    "StopGeneration",
     "StructgenError",
     "TemplatedBackend",
     "TextDelta",

@@ -169,6 +169,9 @@ def test_a_later_call_that_adds_nothing_said_is_not_made(llm: sg.LLM) -> None:
     turn = llm.call_tools("Convert 250 euros to US dollars.", TOOLS)
     assert [c.name for c in turn.calls] == ["convert_currency"]
     assert turn.calls[0].arguments.model_dump()["amount"] == 250
+    # The turn stopped the stream before the second call's end; the backend still told what
+    # was spent, the second call's tokens included.
+    assert turn.usage.sampled_tokens + turn.usage.forced_tokens > len(turn.raw) // 8
 
 
 def test_tools_from_a_model_and_a_dict(llm: sg.LLM) -> None:

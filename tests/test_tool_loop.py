@@ -27,6 +27,11 @@ def call(city: str) -> str:
     return '[{"name": "lookup", "arguments": {"city": "%s"}}]' % city
 
 
+def twice(calls: str) -> str:
+    """A one-call answer followed by a repeat of its call."""
+    return f"{calls[:-1]}, {calls[1:]}"
+
+
 def test_an_ungrounded_call_under_auto_becomes_a_reply() -> None:
     backend = ScriptedBackend(call("Atlantis"), "No tool fits.")
     # a backend that cannot score text has no action signal: the default arguments are "free"
@@ -137,6 +142,19 @@ def test_under_auto_a_later_call_must_add_a_word_the_user_said() -> None:
     # A required call is not judged.
     turn = sg.LLM.from_backend(ScriptedBackend(region)).call_tools("Look up Oslo, Norway.", [lookup], tool_choice="required")
     assert [c.arguments.city for c in turn.calls] == ["Oslo, Norway", "Norway"]
+
+
+def test_a_turn_stopped_mid_stream_counts_what_was_written() -> None:
+    """The turn ends before a repeated call, inside the stream: the backend answers the stop
+    with what it spent (here, one token a character handed out), on both drivers."""
+    for driver in ("blocking", "asyncio"):
+        llm = sg.LLM.from_backend(ScriptedBackend(twice(call("Paris")), piece=1))
+        ask = "Tell me about paris."
+        turn = (llm.call_tools(ask, [lookup], tool_choice="required") if driver == "blocking"
+                else asyncio.run(llm.acall_tools(ask, [lookup], tool_choice="required")))
+        assert [c.arguments.city for c in turn.calls] == ["Paris"], driver
+        # Handed out up to the end of the repeat, where the reader stopped: all but the "]".
+        assert turn.usage.sampled_tokens == len(twice(call("Paris"))) - 1, driver
 
 
 def cut_short(text: str) -> sg.Completion:

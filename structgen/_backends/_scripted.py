@@ -12,7 +12,8 @@ Each request takes the next answer of the script, in order:
 Answers are checked against the request's grammar with the pure-Python recognizer (a "length"
 or "repeat" answer as a prefix), so a script cannot pass text the real sampler could never
 produce; ``check_grammar=False`` turns that off (for lazy or token-level grammars it is off
-anyway). ``requests`` records what was asked, for assertions. It answers both sides of the
+anyway). A caller that stops a stream early (``StopGeneration``) gets the completion of the
+text handed out so far. ``requests`` records what was asked, for assertions. It answers both sides of the
 seam: ``complete`` and, for asyncio, ``acomplete``.
 """
 
@@ -25,7 +26,7 @@ from typing import Union
 
 from .._errors import BackendError
 from ._answer_check import grammar_mismatch
-from ._seam import Completion, CompletionRequest, Event, TextDelta, Usage
+from ._seam import Completion, CompletionRequest, Event, StopGeneration, TextDelta, Usage
 
 Answer = Union[str, Completion, Sequence[Event], BaseException]
 
@@ -65,13 +66,32 @@ class ScriptedBackend:
             mismatch = grammar_mismatch(request, completion)
             if mismatch is not None:
                 raise BackendError(f"request {len(self.requests)}: the script answers {mismatch}")
-        return iter(events)
+        return self._stream(events)
+
+    @staticmethod
+    def _stream(events: list[Event]) -> Iterator[Event]:
+        """``events``; stopped early (``StopGeneration``), the completion of the text handed
+        out so far, one sampled token a character."""
+        handed = ""
+        for event in events:
+            if isinstance(event, TextDelta):
+                handed += event.text
+            try:
+                yield event
+            except StopGeneration:
+                yield Completion(handed, "stop", Usage(attempts=1, sampled_tokens=len(handed)))
+                return
 
     async def acomplete(self, request: CompletionRequest) -> AsyncIterator[Event]:
         """:meth:`complete` for asyncio: the same script, the same checks."""
-        for event in self.complete(request):
+        stream = self.complete(request)
+        for event in stream:
             await asyncio.sleep(0)  # a real server's pieces arrive between other tasks' work
-            yield event
+            try:
+                yield event
+            except StopGeneration as stop:
+                yield stream.throw(stop)  # type: ignore[attr-defined]
+                return
 
     def _events(self, answer: str | Completion | Sequence[Event]) -> list[Event]:
         if isinstance(answer, str):

@@ -248,12 +248,22 @@ Event = Union[TextDelta, Completion]
 """What a backend's ``complete`` yields: text deltas, then one :class:`Completion`."""
 
 
+class StopGeneration(BaseException):
+    """Thrown into a backend's event stream (``stream.throw``, ``athrow``) by a caller that needs
+    no more of it (a tool turn that ends before a call it will not keep). A stream that can
+    answers with one :class:`Completion` of what it wrote so far, whose usage counts the tokens
+    spent (finish reason "stop": the caller stopped it); a stream that cannot lets it propagate,
+    and is closed. Either way the generation ends there. Not an ``Exception``, like
+    ``GeneratorExit``: handlers that translate a library's errors let it through."""
+
+
 @runtime_checkable
 class Backend(Protocol):
     """The seam between ``generate`` and a model: ``complete`` and ``close``.
 
     ``complete`` yields the answer as :class:`TextDelta` events and ends with exactly one
-    :class:`Completion`; ``close`` frees what the backend holds (a model, connections). Errors of the underlying library are raised as ``BackendError``.
+    :class:`Completion` (early, for a caller that throws :class:`StopGeneration` into it, where
+    it can); ``close`` frees what the backend holds (a model, connections). Errors of the underlying library are raised as ``BackendError``.
     Implementations must be safe to call from several threads.
     """
 

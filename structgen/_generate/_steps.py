@@ -5,7 +5,8 @@ caller sees (text deltas, argument deltas, calls; None where a retry starts) and
 needs the world outside, a :class:`Command`, whose answer is sent back into it:
 
 - ``Open(request)`` starts a completion; ``PULL`` takes its next event (None once it ended);
-  ``SHUT`` ends it early (a driver also ends it when the operation stops);
+  ``SHUT`` ends it early, answering its :class:`Completion` so far where the backend can give
+  one (None otherwise; a driver also ends it when the operation stops);
 - ``Rank(request)`` scores texts (None on a backend that cannot score);
 - ``Run(calls)`` runs tool calls and answers their results, in order.
 
@@ -34,6 +35,7 @@ from .._backends._seam import (
     Score,
     ScoreRequest,
     ScoringBackend,
+    StopGeneration,
     TextDelta,
 )
 from .._errors import BackendError
@@ -132,12 +134,28 @@ class _BlockingAnswers:
         elif step is PULL:
             return None if self.stream is None else next(self.stream, None)
         elif step is SHUT:
-            self.close()
+            return self.shut()
         elif isinstance(step, Rank):
             return self.backend.score(step.request) if isinstance(self.backend, ScoringBackend) else None
         elif isinstance(step, Run):
             return self.run_calls(step.calls)
         return None
+
+    def shut(self) -> Completion | None:
+        """Ends the open stream; its completion so far, where the backend gives one."""
+        stream, self.stream = self.stream, None
+        completion = None
+        throw = getattr(stream, "throw", None)
+        if stream is not None and callable(throw):
+            try:
+                event = throw(StopGeneration())
+                while not isinstance(event, Completion):
+                    event = next(stream)
+                completion = event
+            except (StopGeneration, StopIteration):
+                pass  # the stream cannot stop with a completion
+        _close(stream)
+        return completion
 
     def close(self) -> None:
         stream, self.stream = self.stream, None
@@ -208,13 +226,29 @@ class _AsyncAnswers:
         elif step is PULL:
             return None if self.stream is None else await anext(self.stream, None)
         elif step is SHUT:
-            await self.aclose()
+            return await self.shut()
         elif isinstance(step, Rank):
             if isinstance(self.backend, ScoringBackend):
                 return await asyncio.to_thread(self.backend.score, step.request)
         elif isinstance(step, Run):
             return await run_calls_async(step.calls)
         return None
+
+    async def shut(self) -> Completion | None:
+        """Ends the open stream; its completion so far, where the backend gives one."""
+        stream = self.stream
+        completion = None
+        athrow = getattr(stream, "athrow", None)
+        if stream is not None and callable(athrow):
+            try:
+                event = await athrow(StopGeneration())
+                while not isinstance(event, Completion):
+                    event = await anext(stream)
+                completion = event
+            except (StopGeneration, StopAsyncIteration):
+                pass  # the stream cannot stop with a completion
+        await self.aclose()
+        return completion
 
     async def aclose(self) -> None:
         stream, self.stream = self.stream, None

@@ -176,7 +176,9 @@ def _call_turn(
         except ValidatorError as error:  # a tool's validator crashed: no retry can help
             error.usage = attempts.usage + Usage(attempts=1)  # this attempt's tokens are not counted yet
             raise
-        yield SHUT
+        stopped = yield SHUT  # the completion so far, where the backend can tell it
+        if completion is None and isinstance(stopped, Completion):
+            completion = stopped
         if reader.cut is not None:
             attempts.spend(completion.usage if completion is not None else Usage(attempts=1))
             if not reader.calls:

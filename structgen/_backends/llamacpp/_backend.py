@@ -33,7 +33,17 @@ from ._runner import ContextFullError, ModelRunner
 from ._slots import Slots
 from ._sampling import TokenPicker, log_softmax
 from ._template import ChatTemplate
-from .._seam import Completion, CompletionRequest, Event, Message, Score, ScoreRequest, TextDelta, Usage
+from .._seam import (
+    Completion,
+    CompletionRequest,
+    Event,
+    Message,
+    Score,
+    ScoreRequest,
+    StopGeneration,
+    TextDelta,
+    Usage,
+)
 from ._vocab import VocabTables
 
 #: Compiled grammars kept per backend (least recently used are freed first).
@@ -232,7 +242,11 @@ class LlamaCppBackend:
         with closing(events):
             for event in events:
                 with self._batcher.away():
-                    yield event
+                    try:
+                        yield event
+                    except StopGeneration as stop:
+                        yield events.throw(stop)  # its completion so far
+                        return
 
     def _prepared(self, request: CompletionRequest, runner: ModelRunner) -> tuple[CompiledGrammar, list[int]]:
         """The request's compiled grammar and prompt tokens."""
@@ -301,12 +315,21 @@ class LlamaCppBackend:
                 drafts=self.drafts,
                 members=None if request.triggers else request.members,
             )
-            for event in decoder.run():
+            run = decoder.run()
+            for event in run:
                 if isinstance(event, Completion):
                     usage.model_seconds += runner.seconds - model_before
                     usage.total_seconds += time.perf_counter() - started
-                    event = replace(event, text=head + event.text, usage=usage)
-                yield event
+                    yield replace(event, text=head + event.text, usage=usage)
+                    continue
+                try:
+                    yield event
+                except StopGeneration:  # the caller needs no more: what was spent so far
+                    run.close()
+                    usage.model_seconds += runner.seconds - model_before
+                    usage.total_seconds += time.perf_counter() - started
+                    yield Completion(head + decoder.text, "stop", usage)
+                    return
         except StructgenError:
             raise
         except Exception as e:

@@ -75,7 +75,12 @@ class ConstrainedDecoder:
     def produced(self) -> int:
         return self.decoding.produced
 
-    def run(self) -> Iterator[Event]:
+    @property
+    def text(self) -> str:
+        """The text written so far."""
+        return "".join(self.decoding.text)
+
+    def run(self) -> Generator[Event, None, None]:
         reason: FinishReason
         detail = ""
         try:
