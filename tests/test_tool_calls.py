@@ -174,6 +174,18 @@ def test_a_later_call_that_adds_nothing_said_is_not_made(llm: sg.LLM) -> None:
     assert turn.usage.sampled_tokens + turn.usage.forced_tokens > len(turn.raw) // 8
 
 
+def test_auto_offers_the_second_call_a_request_asks_for(llm: sg.LLM) -> None:
+    """SmolLM2 stops after one call where two were asked for; offered a second, it writes it,
+    and the turn keeps it (a value the user said, new to the tool). The turn stopped inside
+    the stream, and the in-process backend still tells the tokens spent."""
+    from bench.tool_requests import TOOLS
+
+    turn = llm.call_tools("Stock prices for Apple (AAPL) and Microsoft (MSFT), please.", TOOLS)
+    assert [(c.name, c.arguments.model_dump()) for c in turn.calls] == [
+        ("get_stock_price", {"symbol": "AAPL"}), ("get_stock_price", {"symbol": "MSFT"})]
+    assert not turn.truncated and turn.usage.sampled_tokens > 0 and turn.usage.prompt_tokens > 0
+
+
 def test_tools_from_a_model_and_a_dict(llm: sg.LLM) -> None:
     class Search(BaseModel):
         """Search the web."""

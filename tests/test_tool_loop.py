@@ -27,13 +27,19 @@ def call(city: str) -> str:
     return '[{"name": "lookup", "arguments": {"city": "%s"}}]' % city
 
 
+def written(city: str) -> str:
+    """What the model writes under "auto", where a second call is always offered: the call, then
+    the same call again (a repeat: the turn ends before it)."""
+    return twice(call(city))
+
+
 def twice(calls: str) -> str:
     """A one-call answer followed by a repeat of its call."""
     return f"{calls[:-1]}, {calls[1:]}"
 
 
 def test_an_ungrounded_call_under_auto_becomes_a_reply() -> None:
-    backend = ScriptedBackend(call("Atlantis"), "No tool fits.")
+    backend = ScriptedBackend(written("Atlantis"), "No tool fits.")
     # a backend that cannot score text has no action signal: the default arguments are "free"
     turn = sg.LLM.from_backend(backend).call_tools("Tell me about a city.", [lookup])
     assert turn.calls == [] and turn.text == "No tool fits."
@@ -42,7 +48,7 @@ def test_an_ungrounded_call_under_auto_becomes_a_reply() -> None:
 
 
 def test_a_request_no_tool_is_about_needs_a_call_made_of_its_words() -> None:
-    backend = ScriptedBackend(call("Atlantis"), "Why did the chicken cross the road?")
+    backend = ScriptedBackend(written("Atlantis"), "Why did the chicken cross the road?")
     turn = sg.LLM.from_backend(backend).call_tools("Tell me a joke.", [lookup], decision="words", arguments="free")
     assert turn.calls == [] and turn.text == "Why did the chicken cross the road?"
 
@@ -51,22 +57,22 @@ def test_a_request_no_tool_is_about_needs_a_call_made_of_its_words() -> None:
         return a + b
 
     sum_call = '[{"name": "add", "arguments": {"a": 12, "b": 30}}]'
-    turn = sg.LLM.from_backend(ScriptedBackend(sum_call)).call_tools("What is 12 plus 30?", [add], decision="words")
+    turn = sg.LLM.from_backend(ScriptedBackend(twice(sum_call))).call_tools("What is 12 plus 30?", [add], decision="words")
     assert [(c.arguments.a, c.arguments.b) for c in turn.calls] == [(12, 30)]
     half = '[{"name": "add", "arguments": {"a": 12, "b": 7}}]'
-    turn = sg.LLM.from_backend(ScriptedBackend(half, "42")).call_tools(
+    turn = sg.LLM.from_backend(ScriptedBackend(twice(half), "42")).call_tools(
         "What is 12 plus 30?", [add], decision="words", arguments="free")
     assert turn.calls == [] and turn.text == "42"
 
 
 def test_a_call_refused_as_unsaid_is_written_again_from_the_users_words() -> None:
     """``arguments="free_then_copied"``: the second call may only copy the request's words."""
-    backend = ScriptedBackend(call("Atlantis"), call("Lima"))
+    backend = ScriptedBackend(written("Atlantis"), written("Lima"))
     turn = sg.LLM.from_backend(backend).call_tools("Tell me about Lima, the city.", [lookup], arguments="free_then_copied")
     assert [c.arguments.city for c in turn.calls] == ["Lima"] and len(backend.requests) == 2
     assert backend.requests[0].gbnf != backend.requests[1].gbnf  # the second grammar copies
     with pytest.raises(sg.BackendError, match="does not allow"):
-        sg.LLM.from_backend(ScriptedBackend(call("Atlantis"), call("Atlantis"))).call_tools(
+        sg.LLM.from_backend(ScriptedBackend(written("Atlantis"), written("Atlantis"))).call_tools(
             "Tell me about Lima, the city.", [lookup], arguments="free_then_copied")
 
 
@@ -76,7 +82,7 @@ def test_required_calls_even_when_no_tool_seems_relevant() -> None:
 
 
 def test_a_grounded_call_is_kept() -> None:
-    turn = sg.LLM.from_backend(ScriptedBackend(call("Paris"))).call_tools("Tell me about the city of paris.", [lookup], decision="words")
+    turn = sg.LLM.from_backend(ScriptedBackend(written("Paris"))).call_tools("Tell me about the city of paris.", [lookup], decision="words")
     assert [c.arguments.city for c in turn.calls] == ["Paris"]
 
 
@@ -90,7 +96,7 @@ def test_a_repeated_call_ends_the_turn_before_it() -> None:
 
 
 def test_max_rounds_carries_the_conversation() -> None:
-    backend = ScriptedBackend(call("Oslo"), call("Rome"), call("Lima"))
+    backend = ScriptedBackend(written("Oslo"), written("Rome"), written("Lima"))
 
 
     llm = sg.LLM.from_backend(backend)
@@ -144,6 +150,24 @@ def test_under_auto_a_later_call_must_add_a_word_the_user_said() -> None:
     assert [c.arguments.city for c in turn.calls] == ["Oslo, Norway", "Norway"]
 
 
+def test_under_auto_a_second_call_is_always_offered() -> None:
+    """The grammar of a judged "auto" turn makes the model write a second call (small models stop
+    after one where two were asked for); it is kept only as the rule of later calls says. A
+    required call, or the model's own choice (``decision="model"``), is not made to."""
+    with pytest.raises(sg.BackendError, match="does not allow"):
+        sg.LLM.from_backend(ScriptedBackend(call("Paris"))).call_tools("Tell me about paris.", [lookup], decision="words")
+    backend = ScriptedBackend(written("Paris"))
+    turn = sg.LLM.from_backend(backend).call_tools("Tell me about paris.", [lookup], decision="words")
+    assert [c.arguments.city for c in turn.calls] == ["Paris"] and turn.raw == call("Paris") and not turn.truncated
+    assert "{1,3}" in backend.requests[0].gbnf
+    required = ScriptedBackend(call("Paris"))
+    sg.LLM.from_backend(required).call_tools("Tell me about paris.", [lookup], tool_choice="required")
+    assert "{0,3}" in required.requests[0].gbnf
+    model = ScriptedBackend(call("Paris"), check_grammar=False)
+    sg.LLM.from_backend(model).call_tools("Tell me about paris.", [lookup], decision="model")
+    assert "{0,3}" in model.requests[0].gbnf
+
+
 def test_a_turn_stopped_mid_stream_counts_what_was_written() -> None:
     """The turn ends before a repeated call, inside the stream: the backend answers the stop
     with what it spent (here, one token a character handed out), on both drivers."""
@@ -157,6 +181,41 @@ def test_a_turn_stopped_mid_stream_counts_what_was_written() -> None:
         assert turn.usage.sampled_tokens == len(twice(call("Paris"))) - 1, driver
 
 
+def other(city: str) -> str:
+    """Another lookup."""
+    return city
+
+
+def test_an_offered_call_of_another_tool_ends_the_turn() -> None:
+    """The model did not choose to write the offered call: another tool taking the same values
+    is not kept. A third call is the model's choice again, judged as any later call."""
+    second = '[{"name": "lookup", "arguments": {"city": "Oslo"}}, {"name": "other", "arguments": {"city": "Oslo"}}]'
+    turn = sg.LLM.from_backend(ScriptedBackend(second)).call_tools("Oslo?", [lookup, other], decision="words")
+    assert [c.name for c in turn.calls] == ["lookup"]
+    third = ('[{"name": "lookup", "arguments": {"city": "Oslo"}}, {"name": "lookup", "arguments": {"city": "Rome"}}, '
+             '{"name": "other", "arguments": {"city": "Lima"}}]')
+    turn = sg.LLM.from_backend(ScriptedBackend(third)).call_tools("Oslo, Rome, then Lima?", [lookup, other], decision="words")
+    assert [(c.name, c.arguments.city) for c in turn.calls] == [("lookup", "Oslo"), ("lookup", "Rome"), ("other", "Lima")]
+
+
+def test_an_invalid_offered_call_ends_the_turn_without_a_retry() -> None:
+    from pydantic import BaseModel, field_validator
+
+    class Book(BaseModel):
+        title: str
+
+        @field_validator("title")
+        @classmethod
+        def capitalised(cls, value: str) -> str:
+            if not value[:1].isupper():
+                raise ValueError("titles start with a capital")
+            return value
+
+    two = '[{"name": "Book", "arguments": {"title": "Dune"}}, {"name": "Book", "arguments": {"title": "emma"}}]'
+    turn = sg.LLM.from_backend(ScriptedBackend(two)).call_tools("Dune or emma?", [Book], decision="words")
+    assert [c.arguments.title for c in turn.calls] == ["Dune"] and turn.usage.attempts == 1
+
+
 def cut_short(text: str) -> sg.Completion:
     """An answer that ran out of ``max_tokens``."""
     return sg.Completion(text, "length", sg.Usage(attempts=1, sampled_tokens=len(text)))
@@ -167,6 +226,13 @@ def test_a_budget_that_runs_out_in_a_later_call_keeps_the_whole_calls() -> None:
     turn = sg.LLM.from_backend(ScriptedBackend(cut_short(cut))).call_tools("Oslo, Rome?", [lookup], tool_choice="required")
     assert [c.arguments.city for c in turn.calls] == ["Oslo"] and turn.truncated
     assert turn.raw == call("Oslo")
+
+
+def test_a_budget_that_runs_out_in_the_offered_call_is_not_a_truncated_turn() -> None:
+    """The model did not choose to write the offered call: without it the turn is whole."""
+    cut = '[{"name": "lookup", "arguments": {"city": "Oslo"}}, {"name": "lookup", "arguments": {"city": "Ro'
+    turn = sg.LLM.from_backend(ScriptedBackend(cut_short(cut))).call_tools("Oslo, Rome?", [lookup], decision="words")
+    assert [c.arguments.city for c in turn.calls] == ["Oslo"] and not turn.truncated
 
 
 def test_a_budget_that_runs_out_in_the_first_call_is_an_incomplete_output() -> None:
@@ -216,15 +282,15 @@ def test_arun_tools_runs_the_model_and_async_tools_on_the_event_loop() -> None:
             return run, threading.get_ident()
         return asyncio.run(main())
 
-    ended = call("Atlantis").replace("lookup", "alookup")  # not grounded: the model then answers
-    backend = ThreadRecording(call("Paris").replace("lookup", "alookup"), ended, "Paris is nice.")
+    ended = written("Atlantis").replace("lookup", "alookup")  # not grounded: the model then answers
+    backend = ThreadRecording(written("Paris").replace("lookup", "alookup"), ended, "Paris is nice.")
     llm = sg.LLM.from_backend(backend)
     run, loop_thread = answer()
     assert run.output == "Paris is nice." and [r for _, r in run.calls] == ["Paris is nice"]
     assert backend.threads == [loop_thread] * 3 and where["tool"] == loop_thread
 
     # A backend without acomplete: the model runs in a worker thread, the async tool still here.
-    script = ThreadRecording(call("Paris").replace("lookup", "alookup"), ended, "Paris is nice.")
+    script = ThreadRecording(written("Paris").replace("lookup", "alookup"), ended, "Paris is nice.")
     llm = sg.LLM.from_backend(BlockingOnly(script))
     run, loop_thread = answer()
     assert run.output == "Paris is nice."
@@ -232,7 +298,7 @@ def test_arun_tools_runs_the_model_and_async_tools_on_the_event_loop() -> None:
 
 
 def test_the_blocking_and_asyncio_drivers_run_the_same_operation() -> None:
-    scripts = (call("Paris"), call("Oslo"), call("Atlantis"), "Both are nice.")
+    scripts = (written("Paris"), written("Oslo"), written("Atlantis"), "Both are nice.")
     blocking, native = ScriptedBackend(*scripts), ScriptedBackend(*scripts)
     ask = "Compare the city of paris with the city of oslo."
     ran = sg.LLM.from_backend(blocking).run_tools(ask, [lookup], decision="words", arguments="free")
@@ -249,7 +315,7 @@ def test_run_tools_with_an_async_tool_works_inside_a_running_event_loop() -> Non
         return f"{city} is nice"
 
     async def main() -> sg.ToolRun[str]:  # blocking code called from a coroutine, as in a notebook
-        backend = ScriptedBackend(*(call(city).replace("lookup", "alookup") for city in ("Paris", "Atlantis")), "Done.")
+        backend = ScriptedBackend(*(written(city).replace("lookup", "alookup") for city in ("Paris", "Atlantis")), "Done.")
         return sg.LLM.from_backend(backend).run_tools(
             "Tell me about the city of paris.", [alookup], decision="words", arguments="free")
 
@@ -263,7 +329,7 @@ def test_a_raising_tool_ends_the_run_with_the_conversation_on_both_drivers() -> 
         raise RuntimeError("down")
 
     for driver in ("blocking", "asyncio"):
-        llm = sg.LLM.from_backend(ScriptedBackend(call("Paris").replace("lookup", "broken")))
+        llm = sg.LLM.from_backend(ScriptedBackend(written("Paris").replace("lookup", "broken")))
         with pytest.raises(sg.ToolExecutionError, match="down") as caught:
             if driver == "blocking":
                 llm.run_tools("Tell me about the city of paris.", [broken], decision="words")

@@ -277,7 +277,10 @@ class LLM:
         Under every decision but "model", a listed value the latest user message names (one
         of an ``enum``'s, said as whole words) is the only one the call may carry there
         (docs/tools.md, "Listed values the request names").
-        With ``parallel`` the model decides how many calls to make, at most ``max_calls``.
+        With ``parallel`` the model decides how many calls to make, at most ``max_calls``;
+        under ``tool_choice="auto"`` (every decision but "model") it is offered a second
+        call, kept only if it calls the same tool with something new the user said
+        (docs/tools.md, "How a turn is decided").
         A call whose arguments fail a validator is retried with the errors fed back, up to
         ``max_retries`` times, then ``OutputValidationError`` holds every attempt. The
         sampling keywords (``temperature``, ``max_tokens``, ...) are :meth:`generate`'s.

@@ -5,7 +5,8 @@ The steps of a turn, each a backend request whose usage is summed into the turn'
 1. **Call**: the turn's grammar is the union of the tools' call shapes; the tool's name is
    chosen by each whole name's likelihood (a whole-alternative choice), its arguments follow.
    How many calls is the model's choice (at most ``max_calls``); a call that repeats an earlier
-   one of the same turn ends the turn there, since small models otherwise loop.
+   one of the same turn ends the turn there, since small models otherwise loop. Under
+   ``"auto"`` a judged turn is offered a second call, kept only if it adds something said.
 2. **Decide** (``tool_choice="auto"``): the turn's decision (``_tool_policy``) says which tools
    may be called, best first — none: the model answers in words without trying — and which
    calls are kept (a later call of a tool only if it adds something said); the turn ends
@@ -148,7 +149,11 @@ def _call_turn(
     fmt = settings.format
     budget = settings.sampling.max_tokens
     tools = decided.tools
-    grammar, choices = fmt.grammar(grammar_tools or tools, max_calls=settings.max_calls if settings.parallel else 1)
+    most = settings.max_calls if settings.parallel else 1
+    # Under "auto" a judged turn always writes a second call, kept only if it adds something
+    # said: small models stop after one call where two were asked for.
+    offered = 2 if keep is not None and not decided.lazy and settings.tool_choice == "auto" else 1
+    grammar, choices = fmt.grammar(grammar_tools or tools, max_calls=most, min_calls=offered)
     triggers = (re.escape(fmt.opener),) if decided.lazy else ()
     attempts = Attempts(messages, settings.sampling.max_retries, "call")
     for attempt in attempts:
@@ -161,7 +166,7 @@ def _call_turn(
             tools=template_tools, members=None if fmt.native or triggers else MemberRules(),
             triggers=triggers,
         )
-        reader = _CallReader(fmt, tools, keep)
+        reader = _CallReader(fmt, tools, keep, offered)
         completion: Completion | None = None
         yield Open(request)
         try:
@@ -193,6 +198,7 @@ def _call_turn(
                 return ToolTurn([], completion.text, attempts.usage, completion.text, truncated)
             if truncated and reader.calls:  # the budget ran out in a later call: keep the whole ones
                 text = reader.text[: reader.unfinished_start()] + fmt.after
+                truncated = reader.done >= offered  # not a call the model chose to write
             else:
                 attempts.check(completion, budget)
                 text = completion.text
@@ -262,10 +268,13 @@ class _CallReader:
 
     def __init__(
         self, fmt: ToolFormat, tools: Sequence[Tool],
-        keep: Callable[[ToolCall, Sequence[ToolCall]], bool] | None = None,
+        keep: Callable[[ToolCall, Sequence[ToolCall]], bool] | None = None, offered: int = 1,
     ) -> None:
         self.fmt = fmt
         self.keep = keep
+        #: How many calls the grammar makes the model write: one it wrote only for that ends the
+        #: turn when invalid, as a refused one does (the model did not choose to write it).
+        self.offered = offered
         self.by_name = {t.name: t for t in tools}
         self.text = ""
         self.done = 0
@@ -290,6 +299,9 @@ class _CallReader:
                 self.cut = self.fmt.call_start(self.text, start)
                 return
             tool = self.by_name.get(name)
+            # A call the grammar made the model write after a valid one: only another call of
+            # that tool may be kept (and only if the rule of later calls keeps it).
+            offered = 0 < self.done < self.offered and bool(self.calls)
             self.done += 1
             self.sent = 0
             if tool is None:
@@ -297,8 +309,12 @@ class _CallReader:
             try:
                 call = ToolCall(name, tool.validate(arguments), new_call_id(), tool, arguments)
             except (ValidationError, ValueError):
+                if offered:
+                    self.cut = self.fmt.call_start(self.text, start)
+                    return
                 continue  # reported when the turn ends, with a retry
-            if self.keep is not None and not self.keep(call, self.calls):
+            if offered and all(c.name != name for c in self.calls) or (
+                    self.keep is not None and not self.keep(call, self.calls)):
                 self.cut = self.fmt.call_start(self.text, start)
                 return
             self.seen.add((name, canonical(arguments)))  # an invalid call's repeat is no repeat

@@ -69,18 +69,21 @@ class ToolFormat:
 
     # -- grammar ------------------------------------------------------------------------------
 
-    def grammar(self, tools: Sequence[Tool], *, max_calls: int) -> tuple[Grammar, ChoiceTable | None]:
-        """The grammar of a turn of 1..max_calls calls, and its whole-alternative choices
-        (built once per format, tool names and schemas, and call count)."""
+    def grammar(self, tools: Sequence[Tool], *, max_calls: int, min_calls: int = 1
+                ) -> tuple[Grammar, ChoiceTable | None]:
+        """The grammar of a turn of min_calls..max_calls calls, and its whole-alternative choices
+        (built once per format, tool names and schemas, and call counts)."""
         key = tuple((t.name, json.dumps(t.parameters)) for t in tools)  # key order is meaningful
-        return _turn_grammar(self, key, min(max_calls, self.max_calls or max_calls))
+        most = min(max_calls, self.max_calls or max_calls)
+        return _turn_grammar(self, key, most, min(min_calls, most))
 
-    def _build_grammar(self, tools: Sequence[Tool], max_calls: int) -> tuple[Grammar, ChoiceTable | None]:
+    def _build_grammar(self, tools: Sequence[Tool], max_calls: int, min_calls: int = 1
+                       ) -> tuple[Grammar, ChoiceTable | None]:
         one = call_schema(tools, arguments_key=self.arguments_key)
         choices = choice_table(one, separators=SEPARATORS["compact"], refusal=False) or None
         call_rules = _renamed_root(Grammar.from_json_schema(one, options=TOOL_GRAMMAR_OPTIONS).gbnf, "tool-call")
         item = f"{_literal(self.each_before)} tool-call {_literal(self.each_after)}".strip()
-        more = f"( {_literal(self.between)} {item} ){{0,{max_calls - 1}}}" if max_calls > 1 else ""
+        more = f"( {_literal(self.between)} {item} ){{{min_calls - 1},{max_calls - 1}}}" if max_calls > 1 else ""
         turn = f"{_START_RULE} ::= {_literal(self.before)} {item} {more} {_literal(self.after)}"
         text = re.sub(r" +", " ", turn).rstrip() + "\n" + call_rules
         return Grammar(text, root=_START_RULE), _at_every_call(choices)
@@ -150,10 +153,10 @@ class ToolFormat:
 
 @memo(64)
 def _turn_grammar(
-    fmt: ToolFormat, tools: tuple[tuple[str, str], ...], max_calls: int
+    fmt: ToolFormat, tools: tuple[tuple[str, str], ...], max_calls: int, min_calls: int
 ) -> tuple[Grammar, ChoiceTable | None]:
     schemas = [Tool(name, "", json.loads(parameters)) for name, parameters in tools]
-    return fmt._build_grammar(schemas, max_calls)
+    return fmt._build_grammar(schemas, max_calls, min_calls)
 
 
 def _at_every_call(choices: ChoiceTable | None) -> ChoiceTable | None:
