@@ -13,6 +13,7 @@ import threading
 from typing import Any
 
 import pytest
+from pydantic import BaseModel, field_validator
 
 import structgen as sg
 from structgen.testing import ScriptedBackend
@@ -108,19 +109,20 @@ def test_max_rounds_carries_the_conversation() -> None:
     assert info.value.usage.attempts == 2
 
 
+class Book(BaseModel):
+    """A book by its title, which a validator the grammar cannot express wants capitalised."""
+
+    title: str
+
+    @field_validator("title")
+    @classmethod
+    def capitalised(cls, value: str) -> str:
+        if not value[:1].isupper():
+            raise ValueError("titles start with a capital")
+        return value
+
+
 def test_a_call_that_fails_validation_is_retried_with_the_errors() -> None:
-    from pydantic import BaseModel, field_validator
-
-    class Book(BaseModel):
-        title: str
-
-        @field_validator("title")
-        @classmethod
-        def capitalised(cls, value: str) -> str:
-            if not value[:1].isupper():
-                raise ValueError("titles start with a capital")
-            return value
-
     bad = '[{"name": "Book", "arguments": {"title": "dune"}}]'
     good = '[{"name": "Book", "arguments": {"title": "Dune"}}]'
     backend = ScriptedBackend(bad, good)
@@ -199,18 +201,6 @@ def test_an_offered_call_of_another_tool_ends_the_turn() -> None:
 
 
 def test_an_invalid_offered_call_ends_the_turn_without_a_retry() -> None:
-    from pydantic import BaseModel, field_validator
-
-    class Book(BaseModel):
-        title: str
-
-        @field_validator("title")
-        @classmethod
-        def capitalised(cls, value: str) -> str:
-            if not value[:1].isupper():
-                raise ValueError("titles start with a capital")
-            return value
-
     two = '[{"name": "Book", "arguments": {"title": "Dune"}}, {"name": "Book", "arguments": {"title": "emma"}}]'
     turn = sg.LLM.from_backend(ScriptedBackend(two)).call_tools("Dune or emma?", [Book], decision="words")
     assert [c.arguments.title for c in turn.calls] == ["Dune"] and turn.usage.attempts == 1
