@@ -5,10 +5,11 @@ A request is right when its calls are exactly the wanted ones: as many, each wan
 (greedily, in order) by a call of that tool whose arguments hold the wanted value
 (case-insensitive, in its values, not its keys). Imports structgen from the checkout it runs from. Usage::
 
-    python bench/several_calls.py [--model gemma] [--json OUT] [--set shared|typed|calls-holdout]
+    python bench/several_calls.py [--model gemma] [--json OUT] [--set shared|typed|calls-holdout|fresh-calls]
 
 ``--set shared``: SHARED_VALUES, two calls of different tools on the same values; ``--set typed``:
-TYPED_CALLS and ``--set calls-holdout``: CALLS_HOLDOUT, both kinds worded the way people type.
+TYPED_CALLS, ``--set calls-holdout``: CALLS_HOLDOUT and ``--set fresh-calls``: FRESH_CALLS (also
+three calls wanted), worded the way people type.
 Also printed: the seconds each kind of request took (wall time of the turns), the cost a
 longer turn pays.
 """
@@ -27,9 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.bfcl import model_path  # noqa: E402
-from bench.tool_requests import CALLS_HOLDOUT, SEVERAL, SHARED_VALUES, TOOLS, TYPED_CALLS, Wanted  # noqa: E402
+from bench.tool_requests import CALLS_HOLDOUT, FRESH_CALLS, SEVERAL, SHARED_VALUES, TOOLS, TYPED_CALLS, Wanted  # noqa: E402
 
-SETS = {"several": SEVERAL, "shared": SHARED_VALUES, "typed": TYPED_CALLS, "calls-holdout": CALLS_HOLDOUT}
+SETS = {"several": SEVERAL, "shared": SHARED_VALUES, "typed": TYPED_CALLS, "calls-holdout": CALLS_HOLDOUT, "fresh-calls": FRESH_CALLS}
 
 
 def values_text(arguments: str) -> str:
@@ -76,11 +77,11 @@ def main() -> None:
         rows.append({"request": text, "wanted": wanted, "calls": calls, "right": right, "seconds": seconds})
         print(f"{'ok  ' if right else 'FAIL'} {text!r} -> {calls}", flush=True)
     command = shlex.join(["python", "bench/several_calls.py", *sys.argv[1:]])
-    one = [r for r in rows if len(r["wanted"]) == 1]
-    two = [r for r in rows if len(r["wanted"]) == 2]
-    print(f"`{command}` (structgen from {structgen.__file__}): one call wanted {sum(r['right'] for r in one)}"
-          f"/{len(one)}, two wanted {sum(r['right'] for r in two)}/{len(two)}; seconds: one wanted "
-          f"{sum(r['seconds'] for r in one):.1f}, two wanted {sum(r['seconds'] for r in two):.1f}")
+    kinds = {n: [r for r in rows if len(r["wanted"]) == n] for n in sorted({len(r["wanted"]) for r in rows})}
+    words = {1: "one call", 2: "two", 3: "three"}
+    right = ", ".join(f"{words.get(n, n)} wanted {sum(r['right'] for r in kind)}/{len(kind)}" for n, kind in kinds.items())
+    seconds = ", ".join(f"{words.get(n, n)} wanted {sum(r['seconds'] for r in kind):.1f}" for n, kind in kinds.items())
+    print(f"`{command}` (structgen from {structgen.__file__}): {right}; seconds: {seconds}")
     if args.json:
         args.json.write_text(json.dumps({"command": command, "rows": rows}, indent=1))
 

@@ -844,3 +844,42 @@ CALLS_HOLDOUT: list[tuple[str, list[Wanted]]] = [
     ("whats MSFT at, and any news about microsoft", [("get_stock_price", "msft"), ("get_news", "microsoft")]),
     ("play lofi beats and remind me at 4 to stretch", [("play_music", "lofi"), ("set_reminder", "stretch")]),
 ]
+
+#: The offered second call (stop 39), reported on requests it was not decided on: worded the way
+#: people type, written on 2026-12-05 after the change shipped and before any run of it on them
+#: (bench/several_calls.py --set fresh-calls). Fourteen want one call though the wording tempts
+#: more, twelve want two (three of them two different tools, which the change cuts by design),
+#: four want three. Never tuned on.
+FRESH_CALLS: list[tuple[str, list[Wanted]]] = [
+    ("weather for stoke-on-trent pls", [("get_forecast", "stoke")]),
+    ("wats the forecast in new york city for the next 3 days", [("get_forecast", "new york")]),
+    ("convert 15 quid into dollars", [("convert_currency", "15")]),
+    ("play rhythm and blues", [("play_music", "rhythm")]),
+    ("remind me at 5 to pick up the kids and the dog", [("set_reminder", "kids")]),
+    ("book a table at bob and bills for 2 at 8pm", [("book_table", "bob")]),
+    ("recipes using tomatoes & basil", [("search_recipes", "tomato")]),
+    ("translate 'fish and chips' to french", [("translate_text", "french")]),
+    ("news on the trump and biden debate", [("get_news", "debate")]),
+    ("email sam@mail.com subject hi and bye body see u", [("send_email", "sam@mail.com")]),
+    ("tsla price?", [("get_stock_price", "tsla")]),
+    ("directions from bath to bristol by car", [("get_directions", "bristol")]),
+    ("set up a call named sync on monday with jo and kim", [("create_event", "sync")]),
+    ("price of BRK.B shares", [("get_stock_price", "brk")]),
+    ("weather in oslo & bergen", [("get_forecast", "oslo"), ("get_forecast", "bergen")]),
+    ("msft vs aapl stock price", [("get_stock_price", "msft"), ("get_stock_price", "aapl")]),
+    ("translate 'hello' to german and japanese", [("translate_text", "german"), ("translate_text", "japanese")]),
+    ("news about nasa plus news about spacex", [("get_news", "nasa"), ("get_news", "spacex")]),
+    ("remind me at 8 to walk the dog and at 10 to call gran", [("set_reminder", "dog"), ("set_reminder", "gran")]),
+    ("recipes with beef, then separate ones with tofu", [("search_recipes", "beef"), ("search_recipes", "tofu")]),
+    ("convert 100 usd to eur and 100 usd to gbp", [("convert_currency", "eur"), ("convert_currency", "gbp")]),
+    ("play coldplay then play oasis", [("play_music", "coldplay"), ("play_music", "oasis")]),
+    ("directions from leeds to hull and from hull to york", [("get_directions", "leeds"), ("get_directions", "york")]),
+    ("forecast for rome and get me the news on rome", [("get_forecast", "rome"), ("get_news", "rome")]),
+    ("play some jazz and remind me at 6 to cook", [("play_music", "jazz"), ("set_reminder", "cook")]),
+    ("whats nvda at and any news on nvidia", [("get_stock_price", "nvda"), ("get_news", "nvidia")]),
+    ("weather in paris, rome and madrid", [("get_forecast", "paris"), ("get_forecast", "rome"), ("get_forecast", "madrid")]),
+    ("stock prices for aapl, msft and goog", [("get_stock_price", "aapl"), ("get_stock_price", "msft"), ("get_stock_price", "goog")]),
+    ("translate 'thanks' into french, german and italian",
+     [("translate_text", "french"), ("translate_text", "german"), ("translate_text", "italian")]),
+    ("news on football, tennis and golf", [("get_news", "football"), ("get_news", "tennis"), ("get_news", "golf")]),
+]

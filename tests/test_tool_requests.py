@@ -4,7 +4,7 @@ text, and TEST requests that never appear in TUNE."""
 
 from __future__ import annotations
 
-from bench.tool_requests import HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, FRESH, LIVE, NEIGHBOURS, SEVERAL, CALLS_HOLDOUT, SHARED_VALUES, TEST, TYPED_CALLS, TOOLS, TUNE
+from bench.tool_requests import HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, FRESH, LIVE, NEIGHBOURS, SEVERAL, CALLS_HOLDOUT, FRESH_CALLS, SHARED_VALUES, TEST, TYPED_CALLS, TOOLS, TUNE
 from structgen._generate._tool_decision import relevant_tools
 from structgen._backends._seam import Message
 from structgen._tools._tool import as_tools
@@ -70,11 +70,13 @@ def test_several_calls_share_no_request_and_name_only_the_tools() -> None:
     splits = {text for split in (TUNE, TEST, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, NEIGHBOURS, LIVE, FRESH)
               for requests in split.values() for text, _ in requests}
     names = {t.name for t in TOOL_LIST}
-    several = (*SEVERAL, *SHARED_VALUES, *TYPED_CALLS, *CALLS_HOLDOUT)
+    several = (*SEVERAL, *SHARED_VALUES, *TYPED_CALLS, *CALLS_HOLDOUT, *FRESH_CALLS)
     assert not {text for text, _ in several} & splits
     assert len({text for text, _ in several}) == len(several)
     assert [len(wanted) for _, wanted in CALLS_HOLDOUT] == [1] * 12 + [2] * 12
     assert all(name in names for _, wanted in CALLS_HOLDOUT for name, _ in wanted)
+    assert [len(wanted) for _, wanted in FRESH_CALLS] == [1] * 14 + [2] * 12 + [3] * 4
+    assert all(name in names for _, wanted in FRESH_CALLS for name, _ in wanted)
     assert all(1 <= len(wanted) <= 2 and all(name in names for name, _ in wanted) for _, wanted in TYPED_CALLS)
     assert all(len({name for name, _ in wanted}) == 2 for _, wanted in SHARED_VALUES)
     assert all(1 <= len(wanted) <= 2 and all(name in names for name, _ in wanted) for _, wanted in SEVERAL)
