@@ -10,7 +10,9 @@ lint its converted grammars skip ("unsafe"), for both converters in the same run
 the share of instances decided right and the total conversion time of each converter (CPU
 time of the converting thread), and the cold-conversion ratio: structgen's time over
 llama-cpp-python's on the schemas both convert, each converted once in this run
-(``--convert-only``: that line alone, nothing judged, one thread; ``--source PATH`` imports
+(``--convert-only``: that line alone, nothing judged, one thread, then the warm ratio of a
+second pass by fresh converters, which shows how much of the cold time is work done once per
+process, such as structgen's memo tables filling; ``--source PATH`` imports
 structgen from another checkout, to compare two versions with the same command).
 Grammars are judged in worker processes, so a grammar that aborts or hangs llama.cpp is
 counted as a crash or a hang instead of ending the run. A hang is a judgement that used more
@@ -194,12 +196,13 @@ class Judge:
 
 
 def structgen_converter(remotes: dict[str, Any], key_order: str) -> Callable[[Any], str]:
-    from structgen import GrammarOptions, json_schema_to_gbnf
+    from structgen import GrammarOptions, SchemaConverter
 
     # One options object for the run, as a server converting per request would keep: options
-    # built per call would write out the remote documents for every cache key.
-    options = GrammarOptions.preset("schema", refs=remotes, key_order=key_order)
-    return lambda schema: json_schema_to_gbnf(schema, options=options)
+    # built per call would write out the remote documents for every cache key. A converter of
+    # its own, so that a second one starts with no grammar cached.
+    converter = SchemaConverter(GrammarOptions.preset("schema", refs=remotes, key_order=key_order))
+    return lambda schema: converter.convert_schema(schema).gbnf
 
 
 def llama_cpp_converter() -> Callable[[Any], str]:
@@ -301,17 +304,26 @@ def run_corpus(
     return results
 
 
-def convert_only(name: str, cases: list[Case], converters: dict[str, Callable[[Any], str]]
+def convert_only(name: str, cases: list[Case], converters: dict[str, Callable[[Any], str]],
+                 warm: dict[str, Callable[[], Callable[[Any], str]]] | None = None,
                  ) -> dict[str, dict[str, Outcome]]:
-    """Every case converted once by each converter in turn, in this thread; nothing judged."""
+    """Every case converted once by each converter in turn, in this thread; nothing judged.
+    Then, with ``warm``, every case again by a fresh converter from each factory: the same
+    work without what the first pass computed once for the whole process (structgen's memo
+    tables stay filled; no grammar is taken from a converter's cache)."""
     results = {conv_name: {case.id: evaluate(case, conv, None) for case in cases}
                for conv_name, conv in converters.items()}
     print(f"\n## {name}: {len(cases)} schemas, conversion only")
     print_conversion_ratio(cases, results)
+    if warm:
+        again = {conv_name: {case.id: evaluate(case, conv, None) for case in cases}
+                 for conv_name, conv in ((n, make()) for n, make in warm.items())}
+        print_conversion_ratio(cases, again, "warm conversion (a second pass, memos filled)")
     return results
 
 
-def print_conversion_ratio(cases: list[Case], results: dict[str, dict[str, Outcome]]) -> None:
+def print_conversion_ratio(cases: list[Case], results: dict[str, dict[str, Outcome]],
+                           what: str = "cold conversion") -> None:
     """structgen's conversion time over llama-cpp-python's on the schemas both convert."""
     ours, peer = results.get("structgen"), results.get("llama-cpp-python")
     if ours is None or peer is None:
@@ -320,7 +332,7 @@ def print_conversion_ratio(cases: list[Case], results: dict[str, dict[str, Outco
     mine = sum(ours[i].seconds for i in both)
     theirs = sum(peer[i].seconds for i in both)
     ratio = f"{mine / theirs:.1f}x" if theirs > 0 else "n/a"
-    print(f"\ncold conversion, the {len(both)} schemas both convert: structgen {mine:.2f} s, "
+    print(f"\n{what}, the {len(both)} schemas both convert: structgen {mine:.2f} s, "
           f"llama-cpp-python {theirs:.2f} s: {ratio} llama-cpp-python's time")
 
 
@@ -406,7 +418,7 @@ def main(argv: Iterable[str] | None = None) -> None:
     saved = ResultsFile(args.results)
     for name, cases in corpora.items():
         if args.convert_only:
-            convert_only(name, cases, converters)
+            convert_only(name, cases, converters, factories if args.only is None else None)
             continue
         results = run_corpus(name, cases, converters, args.hang_seconds, saved)
         for case in cases:

@@ -124,7 +124,7 @@ def _grammar_and_check(
         if reorder:
             data = order_keys(data, schema, prop_order=chosen.prop_order,
                               required_first=chosen.key_order == "required-first")
-        return write_json(data, whitespace=chosen.whitespace)
+        return write_json(data, whitespace=chosen.whitespace, escapes=chosen.escapes)
 
     adapter = type_adapter(output_type)
     parse = (lambda text: adapter.validate_json(json.dumps(text))) if raw else None

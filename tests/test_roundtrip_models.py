@@ -209,6 +209,7 @@ TYPES: list[Any] = [
 @pytest.mark.parametrize("tp", TYPES, ids=type_name)
 def test_round_trip(tp: Any) -> None:
     assert_round_trip(tp, max_examples=EXAMPLES)
+    assert_round_trip(tp, max_examples=EXAMPLES // 4, escapes="needed")  # generation's spelling
 
 
 @pytest.mark.parametrize("tp", TYPES, ids=type_name)
@@ -225,8 +226,9 @@ def test_samples_validate(tp: Any) -> None:
     {"integer_zero_fraction": False},
     {"refusal": True},
     {"max_string_length": 6},
+    {"escapes": "needed"},
 ], ids=["minified", "flexible", "required-first", "prop-order", "any-order", "no-zero-fraction",
-        "refusal", "max-string-length"])
+        "refusal", "max-string-length", "escapes-needed"])
 def test_round_trip_with_options(options: dict[str, Any]) -> None:
     assert_round_trip(Person, max_examples=EXAMPLES, **options)
     assert_samples_validate(Person, max_examples=SAMPLES, **options)

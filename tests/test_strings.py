@@ -26,8 +26,8 @@ from structgen.testing import accepts
 from test_portability import group_depth
 
 
-def grammar(spec: StringSpec, **options: bool) -> str | None:
-    rules = RuleSet()
+def grammar(spec: StringSpec, *, escapes_needed: bool = False, **options: bool) -> str | None:
+    rules = RuleSet(escapes_needed=escapes_needed)
     name = json_string_rule(rules, spec, hint="str", pointer="#/s", **options)
     if name is None:
         return None
@@ -99,6 +99,37 @@ TABLE = [
 @pytest.mark.parametrize(("spec", "good", "bad"), TABLE, ids=[repr(t[0])[11:60] for t in TABLE])
 def test_string_table(spec: StringSpec, good: list[str], bad: list[str]) -> None:
     check(spec, good, bad)
+
+
+@pytest.mark.parametrize(("spec", "good", "bad"), TABLE, ids=[repr(t[0])[11:60] for t in TABLE])
+def test_needed_escapes_leave_one_spelling(spec: StringSpec, good: list[str], bad: list[str]) -> None:
+    """``escapes="needed"``: a value is accepted only as Pydantic and json.dumps(ensure_ascii=False)
+    write it; every other spelling, and every value outside the language, is refused."""
+    text = grammar(spec, escapes_needed=True)
+    assert text is not None
+    assert "char-u-above-latin1" not in text
+    for value in good:
+        one = json.dumps(value, ensure_ascii=False)
+        assert accepts(text, one), (spec, one, text)
+        for other in json_spellings(value):
+            if other != one:
+                assert not accepts(text, other), (spec, other, text)
+    for value in bad:
+        for spelling in json_spellings(value):
+            assert not accepts(text, spelling), (spec, spelling, text)
+
+
+def test_needed_escapes_of_every_control_character() -> None:
+    text = grammar(StringSpec(), escapes_needed=True)
+    assert text is not None
+    for cp in range(0x20):
+        one = json.dumps(chr(cp))  # a short escape, or \u00 and lower-case hex
+        assert accepts(text, one), one
+        for other in {f'"\\u{cp:04X}"', f'"\\u{cp:04x}"'} - {one}:
+            assert not accepts(text, other), other
+    for spelling in ['"\\/"', '"\\u0041"', '"\\u000A"', '"\\u000a"', '"\\ud83d\\ude00"']:
+        assert not accepts(text, spelling), spelling
+    assert accepts(text, '"/😀\\n\\u001f"')
 
 
 def test_dotall_dot() -> None:

@@ -100,3 +100,12 @@ def test_action_answers_topic_questions_and_calls_for_requests(llm: sg.LLM) -> N
     assert asked.calls == [] and asked.text
     turn = llm.call_tools("Where is IBM trading today?", TOOLS, decision="action", arguments="copied")
     assert [(c.name, c.arguments.symbol) for c in turn.calls][:1] == [("get_stock_price", "IBM")]
+
+
+def test_copied_arguments_are_written_raw_not_escaped() -> None:
+    """SmolLM2's copied retry once spelled every letter as ``\\u00XX`` until the budget ran out;
+    tool arguments allow only the escapes JSON needs (``escapes="needed"``), so the call fits."""
+    with sg.LLM(n_ctx=4096, max_tokens=128, n_threads=1, n_threads_batch=1) as model:
+        turn = model.call_tools("Nudge me on Friday at noon to renew my passport.", TOOLS)
+    assert called(turn) == ["set_reminder"]
+    assert "\\u" not in turn.raw and "passport" in turn.calls[0].arguments.text

@@ -125,10 +125,12 @@ def refusal_json(reason: str, whitespace: str = "compact") -> str:
     return canonical_json({"refusal": reason}, whitespace)
 
 
-def canonical_json(value: Any, whitespace: str = "compact") -> str:
-    """The exact text the grammar accepts for ``value`` (``json.dumps`` with the mode's separators)."""
+def canonical_json(value: Any, whitespace: str = "compact", escapes: str = "any") -> str:
+    """The exact text the grammar accepts for ``value``: ``json.dumps`` with the mode's separators
+    (``escapes="needed"``: non-ASCII characters raw, the one spelling that mode leaves)."""
+    ascii_only = escapes != "needed"
     if whitespace == "minified":
-        return json.dumps(value, separators=(",", ":"))
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=ascii_only)
     if whitespace in ("compact", "flexible"):
-        return json.dumps(value)
+        return json.dumps(value, ensure_ascii=ascii_only)
     raise ValueError(f"whitespace must be 'compact', 'minified' or 'flexible', not {whitespace!r}")

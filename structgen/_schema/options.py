@@ -19,6 +19,7 @@ from typing import Any, Literal
 Whitespace = Literal["compact", "minified", "flexible"]
 """Whitespace between JSON tokens: one space after separators, none, or a bounded run."""
 KeyOrder = Literal["declared", "required-first", "any"]
+Escapes = Literal["any", "needed"]
 """The order object keys are written in (see :class:`GrammarOptions`)."""
 PresetName = Literal["schema", "type", "generation", "tool-arguments"]
 """The named option sets of :meth:`GrammarOptions.preset`."""
@@ -61,6 +62,12 @@ class GrammarOptions:
         "compact", '"compact": exactly json.dumps\' ", " and ": "; "minified": no spaces; '
         f'"flexible": any JSON whitespace between tokens, at most {FLEXIBLE_WHITESPACE_LIMIT} '
         'characters')
+    escapes: Escapes = _option(
+        "any", '"any": a string may be written in every JSON spelling (raw, short escapes, '
+        '\\uXXXX in either case, surrogate pairs), as any JSON writer may; "needed": only the '
+        'escapes JSON requires (\\" \\\\ \\b \\f \\n \\r \\t, \\u00XX for other control '
+        'characters), everything else raw, as Pydantic and json.dumps(ensure_ascii=False) '
+        'write it: one spelling a value, so a model cannot spend its tokens on escapes')
     strict: bool = _option(
         True, "a keyword that cannot be enforced is an UnsupportedSchemaError; off: it is "
         "dropped with one warning naming its pointer")
@@ -123,6 +130,8 @@ class GrammarOptions:
             raise ValueError(
                 f"key_order must be 'declared', 'required-first' or 'any', not {self.key_order!r}"
             )
+        if self.escapes not in ("any", "needed"):
+            raise ValueError(f"escapes must be 'any' or 'needed', not {self.escapes!r}")
         if self.whitespace not in ("compact", "minified", "flexible"):
             raise ValueError(
                 f"whitespace must be 'compact', 'minified' or 'flexible', not {self.whitespace!r}"
@@ -176,8 +185,8 @@ _TYPE = replace(_SCHEMA, additional_properties=False, integer_zero_fraction=Fals
 PRESETS: Mapping[str, GrammarOptions] = MappingProxyType({
     "schema": _SCHEMA,
     "type": _TYPE,
-    "generation": replace(_TYPE, max_string_length=GENERATION_MAX_STRING_LENGTH),
-    "tool-arguments": replace(_TYPE, max_string_length=TOOL_MAX_STRING_LENGTH),
+    "generation": replace(_TYPE, max_string_length=GENERATION_MAX_STRING_LENGTH, escapes="needed"),
+    "tool-arguments": replace(_TYPE, max_string_length=TOOL_MAX_STRING_LENGTH, escapes="needed"),
 })
 
 #: What each preset is for (CLI help and docs).
@@ -186,7 +195,7 @@ PRESET_HELP: Mapping[str, str] = MappingProxyType({
     "type": "a Python type as Pydantic reads and writes it: objects closed, integers plain "
             "(Grammar.from_type)",
     "generation": f"what llm.generate uses: a type's, with free-text strings capped at "
-                  f"{GENERATION_MAX_STRING_LENGTH} characters",
+                  f"{GENERATION_MAX_STRING_LENGTH} characters and only the escapes JSON needs",
     "tool-arguments": f"a tool call's arguments: a type's, with free-text strings capped at "
-                      f"{TOOL_MAX_STRING_LENGTH} characters",
+                      f"{TOOL_MAX_STRING_LENGTH} characters and only the escapes JSON needs",
 })

@@ -287,19 +287,26 @@ def _merge_plain(ranges: Iterable[Range]) -> tuple[Range, ...]:
     return tuple((lo, hi) for lo, hi in out)
 
 
-def json_char_body(cs: CharSet) -> str:
-    """GBNF alternatives for one JSON-encoded character whose decoded code point is in ``cs``."""
+def json_char_body(cs: CharSet, escapes_needed: bool = False) -> str:
+    """GBNF alternatives for one JSON-encoded character whose decoded code point is in ``cs``
+    (``escapes_needed``: only its one spelling, see ``_NEEDED_SHORT``)."""
     alts = []
     raw = cs & _RAW_ALLOWED
     if raw:
         alts.append(gbnf_class(raw))
     escaped = []
-    short = [letter for cp, letter in _SHORT_ESCAPES.items() if cp in cs]
+    shorts = _NEEDED_SHORT if escapes_needed else _SHORT_ESCAPES
+    short = [letter for cp, letter in shorts.items() if cp in cs]
     if len(short) == 1:
         escaped.append(gbnf_literal(short[0]))
     elif short:
         escaped.append("[" + "".join("\\" + c if c in '"\\' else c for c in short) + "]")
-    if cs & _ABOVE_LATIN1 == _ABOVE_LATIN1:
+    after_u: list[str] = []
+    if escapes_needed:
+        controls = cs & _CONTROLS_WITHOUT_SHORT
+        if controls:
+            escaped.append(f'"u00" {_group(_lower_hex(controls))}')
+    elif cs & _ABOVE_LATIN1 == _ABOVE_LATIN1:
         # Sets that differ only in U+0000..U+00FF (every "any character but ..." set) share the
         # spelling of everything above in one rule.
         latin1 = cs & _LATIN1
@@ -329,6 +336,22 @@ def _after_u(cs: CharSet) -> list[str]:
     for highs, lows in _surrogate_pairs(cs & _ASTRAL):
         after_u.append(f'{_group(hex_expr(highs, 4))} "\\\\u" {_group(hex_expr(lows, 4))}')
     return after_u
+
+
+#: The short escapes of ``escapes="needed"`` (not ``\/``: a slash is written raw).
+_NEEDED_SHORT = {cp: letter for cp, letter in _SHORT_ESCAPES.items() if cp != 0x2F}
+#: Control characters without a short escape: ``escapes="needed"`` writes them as json.dumps
+#: does, ``\u00`` and two lower-case hex digits.
+_CONTROLS_WITHOUT_SHORT = CharSet.of((0, 0x1F)) - CharSet.chars("\b\f\n\r\t")
+
+
+def _lower_hex(controls: CharSet) -> str:
+    """Two lower-case hex digits whose value lies in ``controls`` (all below 0x20)."""
+    by_high: dict[int, str] = {}
+    for lo, hi in controls.ranges:
+        for cp in range(lo, hi + 1):
+            by_high[cp >> 4] = by_high.get(cp >> 4, "") + f"{cp & 15:x}"
+    return " | ".join(f'"{high}" [{lows}]' for high, lows in by_high.items())
 
 
 #: Rule name (fixed, shared by every set) for the \u spellings of U+0100..U+10FFFF.
@@ -374,8 +397,9 @@ def _spell_point(cp: int) -> str:
 
 
 def json_char_ref(rules: RuleSet, cs: CharSet) -> str:
-    """A GBNF expression (a rule name or a parenthesised group) for one JSON character of ``cs``."""
-    ref, needed = json_char_parts(cs.ranges)
+    """A GBNF expression (a rule name or a parenthesised group) for one JSON character of ``cs``,
+    spelled as ``rules`` say (``RuleSet.escapes_needed``)."""
+    ref, needed = json_char_parts(cs.ranges, rules.escapes_needed)
     for rule in needed:
         rules.add_named(*rule)
     return ref
@@ -386,15 +410,17 @@ NamedRule = tuple[str, str, tuple[str, ...]]
 
 
 @memo(16384)
-def json_char_parts(ranges: tuple[Range, ...]) -> tuple[str, tuple[NamedRule, ...]]:
+def json_char_parts(ranges: tuple[Range, ...], escapes_needed: bool = False
+                    ) -> tuple[str, tuple[NamedRule, ...]]:
     """One JSON character of the set: the expression that stands for it, and the rules it needs
     defined (none for an inline group; else the set's own, which the expression names, then
-    the shared one its body may use). Pure, so shared by all grammars."""
+    the shared one its body may use). Pure, so shared by all grammars of one spelling (rule
+    names do not say the spelling: a grammar has one)."""
     cs = CharSet(ranges)
     cp = cs.single()
     if cp is not None and 0x20 <= cp < 0x7F and cp not in (0x22, 0x2F, 0x5C):
-        return _single_char_expr(cp), ()
-    body, name = json_char_body(cs), char_rule_name(cs)
+        return (gbnf_literal(chr(cp)) if escapes_needed else _single_char_expr(cp)), ()
+    body, name = json_char_body(cs, escapes_needed), char_rule_name(cs)
     if U_ABOVE_LATIN1 not in body:
         return name, ((name, body, ()),)
     return name, ((name, body, (U_ABOVE_LATIN1,)), _above_latin1_rule())

@@ -50,7 +50,7 @@ class Emitter:
     def __init__(self, norm: Normalizer, options: GrammarOptions) -> None:
         self.norm = norm
         self.options = options
-        self.rules = RuleSet()
+        self.rules = RuleSet(escapes_needed=options.escapes == "needed")
         self._ref_names: dict[str, str] = {}
         self._ref_state: dict[str, str] = {}  # key -> "busy" | "done"
         self._containers: dict[tuple[Atom, str | None], tuple[Atom, str | None]] = {}
@@ -254,7 +254,7 @@ class Emitter:
         if isinstance(value, (int, float)):
             return alt([gbnf_literal(s) for s in number_spellings(value)]) or '"0"'
         if isinstance(value, str):
-            return string_literal(value)
+            return string_literal(value, self.rules.escapes_needed)
         if isinstance(value, list):
             items = [self.literal(v, hint) for v in value]
             content = f" {self.sep} ".join(items) if items else None

@@ -67,7 +67,7 @@ def emit_object(em: EmitContext, atom: ObjAtom, hint: str, pointer: str) -> str 
             if required:
                 return None
             continue
-        kv = f"{string_literal(key)} {em.colon} {value_expr}"
+        kv = f"{string_literal(key, em.rules.escapes_needed)} {em.colon} {value_expr}"
         (floating if key in floating_keys else members).append((kv, required))
     declared = frozenset(keys + floating_keys)
     for need in atom.needs:

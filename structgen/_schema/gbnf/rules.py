@@ -61,7 +61,10 @@ class RuleSet:
     ``define`` fills it in later.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, escapes_needed: bool = False) -> None:
+        #: Strings are spelled with only the escapes JSON needs (``GrammarOptions.escapes``):
+        #: the character references of every string writer follow it.
+        self.escapes_needed = escapes_needed
         self._bodies: dict[str, str | None] = {}
         self._by_body: dict[str, str] = {}
         #: The names a body refers to, where the caller knew them: the reachability walk then

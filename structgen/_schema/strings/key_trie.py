@@ -29,10 +29,10 @@ QUOTE = '"\\""'
 _JSON_REST = ("char-rest", f"char* {QUOTE}", ("char",))
 
 
-@memo(1)
-def _json_rest_rules() -> tuple[NamedRule, ...]:
+@memo(2)
+def _json_rest_rules(escapes_needed: bool) -> tuple[NamedRule, ...]:
     """The rest rule and the character rules it uses."""
-    _, char_rules = json_char_parts(UNIVERSE.ranges)
+    _, char_rules = json_char_parts(UNIVERSE.ranges, escapes_needed)
     return (_JSON_REST, *char_rules)
 
 
@@ -45,12 +45,12 @@ def json_exclusion_body(words: list[str], rules: RuleSet, hint: str) -> TrieText
     """Any JSON string body but ``words``, closing quote included."""
     if max(map(len, words)) >= _INLINE_DEPTH or sum(map(len, words)) > MAX_CACHED_CHARS:
         # Deep nodes become rules of this grammar; huge sets stay uncached.
-        for rule in _json_rest_rules():
+        for rule in _json_rest_rules(rules.escapes_needed):
             rules.add_named(*rule)
         writer = _TrieWriter(rules, hint, partial(json_char_ref, rules), QUOTE, _JSON_REST[0])
         text, nesting = writer.body(_trie(words), 0)
         return text, writer.names(), nesting
-    text, names, nesting, needed = _json_trie(tuple(words))
+    text, names, nesting, needed = _json_trie(tuple(words), rules.escapes_needed)
     for rule in needed:
         rules.add_named(*rule)
     return text, names, nesting
@@ -75,11 +75,11 @@ def _trie(words: list[str]) -> Trie:
 
 
 @memo(CACHED_TRIES)
-def _json_trie(words: tuple[str, ...]
+def _json_trie(words: tuple[str, ...], escapes_needed: bool
                ) -> tuple[str, tuple[str, ...], int, tuple[NamedRule, ...]]:
     """A shallow JSON trie's text, the rule names it uses, how deep its groups nest, and every
     rule it needs defined."""
-    writer = _JsonTrieText()
+    writer = _JsonTrieText(escapes_needed)
     text, nesting = writer.body(_trie(list(words)), 0)
     return text, tuple(writer.direct), nesting, tuple(writer.needed.values())
 
@@ -185,15 +185,17 @@ class _JsonTrieText(_TrieBody):
     final = QUOTE
     rest = _JSON_REST[0]
 
-    def __init__(self) -> None:
+    def __init__(self, escapes_needed: bool) -> None:
+        self.escapes_needed = escapes_needed
         self.refs: dict[str, str] = {}
         self.direct: dict[str, None] = {self.rest: None}
-        self.needed: dict[str, NamedRule] = {rule[0]: rule for rule in _json_rest_rules()}
+        self.needed: dict[str, NamedRule] = {
+            rule[0]: rule for rule in _json_rest_rules(escapes_needed)}
 
     def ref(self, key: str) -> str:
         found = self.refs.get(key)
         if found is None:
-            found, needed = _json_key_ref(key)
+            found, needed = _json_key_ref(key, self.escapes_needed)
             self.refs[key] = found
             if needed:  # ``found`` names the first of them
                 self.direct[found] = None
@@ -206,10 +208,10 @@ class _JsonTrieText(_TrieBody):
 
 
 @memo(16384)
-def _json_key_ref(key: str) -> tuple[str, tuple[NamedRule, ...]]:
+def _json_key_ref(key: str, escapes_needed: bool) -> tuple[str, tuple[NamedRule, ...]]:
     """A JSON trie edge's reference and the rules it needs (``json_char_parts``), in one
     lookup."""
-    return json_char_parts(_key_charset(key).ranges)
+    return json_char_parts(_key_charset(key).ranges, escapes_needed)
 
 
 @memo(16384)

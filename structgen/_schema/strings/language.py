@@ -13,7 +13,8 @@ Four routes, cheapest first:
    Alternative strings of this kind (``anyOf`` over patterns) share one DFA, their union.
 
 Every route accepts every JSON spelling of an allowed string (raw, short escapes, ``\\uHHHH`` in
-either case, surrogate pairs) and never a raw control character.
+either case, surrogate pairs) and never a raw control character; with ``escapes="needed"`` (the
+generation presets), only the one spelling Pydantic writes (``RuleSet.escapes_needed``).
 """
 
 from __future__ import annotations
@@ -240,12 +241,15 @@ def _regex_product(steps: tuple[tuple[str, str, bool], ...], dotall: bool) -> DF
 # --- GBNF ------------------------------------------------------------------------------------
 
 @memo(16384)
-def string_literal(value: str) -> str:
-    """Every JSON spelling of the string ``value`` (raw, or with non-ASCII as ``\\u`` escapes).
-    Cached: property names recur across the objects of a schema and across schemas."""
+def string_literal(value: str, escapes_needed: bool = False) -> str:
+    """Every JSON spelling of the string ``value`` (raw, or with non-ASCII as ``\\u`` escapes;
+    ``escapes_needed``: raw only). Cached: property names recur across the objects of a schema
+    and across schemas."""
     ascii_spelling = json.dumps(value)
     if value.isascii():  # the only spelling (ensure_ascii changes nothing)
         return gbnf_literal(ascii_spelling)
+    if escapes_needed:
+        return gbnf_literal(json.dumps(value, ensure_ascii=False))
     spellings = {ascii_spelling, json.dumps(value, ensure_ascii=False)}
     return alt([gbnf_literal(s) for s in sorted(spellings)]) or '""'
 
