@@ -69,7 +69,7 @@ from ._generate._tool_calls import ToolChoice
 from ._generate._tool_policy import DecisionName
 from ._grammar import ConverterCacheInfo, Grammar, SchemaConverter, Trigger, json_schema_to_gbnf
 from ._model_path import default_model_path
-from ._schema.options import GrammarOptions, KeyOrder, PresetName, Whitespace
+from ._schema.options import Escapes, GrammarOptions, KeyOrder, PresetName, Whitespace
 from ._tools import ArgumentsDelta, Tool, ToolCall, ToolRun, ToolTurn, tool
 from ._tools._tool import ToolSource
 
@@ -93,6 +93,7 @@ __all__ = [
     "DescribeStyle",
     "ENGLISH_GBNF",
     "Engine",
+    "Escapes",
     "Event",
     "FinishReason",
     "GenerateOptions",

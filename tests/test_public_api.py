@@ -34,6 +34,7 @@ PUBLIC = [
     "DescribeStyle",
     "ENGLISH_GBNF",
     "Engine",
+    "Escapes",
     "Event",
     "FinishReason",
     "GenerateOptions",

@@ -19,8 +19,10 @@ from typing import Any, Literal
 Whitespace = Literal["compact", "minified", "flexible"]
 """Whitespace between JSON tokens: one space after separators, none, or a bounded run."""
 KeyOrder = Literal["declared", "required-first", "any"]
-Escapes = Literal["any", "needed"]
 """The order object keys are written in (see :class:`GrammarOptions`)."""
+Escapes = Literal["any", "needed"]
+"""How strings may be spelled: every JSON spelling, or only the escapes JSON needs (one
+spelling a value, as Pydantic writes it; see :class:`GrammarOptions`)."""
 PresetName = Literal["schema", "type", "generation", "tool-arguments"]
 """The named option sets of :meth:`GrammarOptions.preset`."""
 
