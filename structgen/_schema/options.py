@@ -67,7 +67,7 @@ class GrammarOptions:
     escapes: Escapes = _option(
         "any", '"any": a string may be written in every JSON spelling (raw, short escapes, '
         '\\uXXXX in either case, surrogate pairs), as any JSON writer may; "needed": only the '
-        'escapes JSON requires (\\" \\\\ \\b \\f \\n \\r \\t, \\u00XX for other control '
+        'escapes JSON requires (\\" \\\\ \\b \\f \\n \\r \\t, \\u00xx for other control '
         'characters), everything else raw, as Pydantic and json.dumps(ensure_ascii=False) '
         'write it: one spelling a value, so a model cannot spend its tokens on escapes')
     strict: bool = _option(
