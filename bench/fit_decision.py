@@ -34,10 +34,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bfcl import bfcl_tool, cases, model_path  # noqa: E402
-from bench.tool_requests import HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, LIVE, NEIGHBOURS, TOOLS, TUNE  # noqa: E402
+from bench.tool_requests import HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, LIVE, NEIGHBOURS, TOOLS, TUNE  # noqa: E402
 
 #: Where ``--end-to-end`` runs: TUNE (where weights are chosen) or a split that reports them.
-SPLITS = {"tune": TUNE, "holdout3": HOLDOUT3, "holdout4": HOLDOUT4, "holdout5": HOLDOUT5, "holdout6": HOLDOUT6, "live": LIVE, "neighbours": NEIGHBOURS}
+SPLITS = {"tune": TUNE, "holdout3": HOLDOUT3, "holdout4": HOLDOUT4, "holdout5": HOLDOUT5, "holdout6": HOLDOUT6, "holdout7": HOLDOUT7, "live": LIVE, "neighbours": NEIGHBOURS}
 from structgen._backends._seam import Message  # noqa: E402
 from structgen._backends.llamacpp._backend import LlamaCppBackend  # noqa: E402
 from structgen._embedding import SentenceEncoder  # noqa: E402

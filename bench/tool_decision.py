@@ -37,11 +37,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bfcl import Bounds, model_path, start_runner  # noqa: E402
 from bench.tool_requests import (  # noqa: E402
-    HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, FRESH, LIVE, NEIGHBOURS, TEST, TOOLS, TUNE, Kind,
+    HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, FRESH, LIVE, NEIGHBOURS, TEST, TOOLS, TUNE, Kind,
 )
 
 SPLITS = {"test": TEST, "holdout": HOLDOUT, "holdout2": HOLDOUT2, "holdout3": HOLDOUT3, "holdout4": HOLDOUT4,
-          "fresh": FRESH, "holdout5": HOLDOUT5, "holdout6": HOLDOUT6, "live": LIVE, "neighbours": NEIGHBOURS, "tune": TUNE}
+          "fresh": FRESH, "holdout5": HOLDOUT5, "holdout6": HOLDOUT6, "holdout7": HOLDOUT7, "live": LIVE, "neighbours": NEIGHBOURS, "tune": TUNE}
 from structgen._tools._tool import as_tools  # noqa: E402
 
 RUNNERS = ("structgen:meaning", "structgen:words", "structgen:model", "structgen:meaning/copied",
@@ -105,7 +105,8 @@ def main() -> None:
                         help="holdout: written after every choice up to 2026-12-03 (default); holdout2: "
                              "written after decision='action' was chosen; holdout3, holdout4: written for "
                              "the refits of stop 35; holdout5: written in stop 36, read in stop 37; holdout6: "
-                             "written in stop 38 for the sentence-fitted signal; test: read "
+                             "written in stop 38 for the sentence-fitted signal, read in stop 40; holdout7: "
+                             "written in stop 41; test: read "
                              "once before a choice; tune: the split choices are made on")
     parser.add_argument("--json", type=Path, help="write every request's outcome here")
     parser.add_argument("--show", action="store_true", help="print each request as it finishes")

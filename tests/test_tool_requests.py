@@ -4,7 +4,7 @@ text, and TEST requests that never appear in TUNE."""
 
 from __future__ import annotations
 
-from bench.tool_requests import HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, FRESH, LIVE, NEIGHBOURS, SEVERAL, CALLS_HOLDOUT, FRESH_CALLS, SHARED_VALUES, TEST, TYPED_CALLS, TOOLS, TUNE
+from bench.tool_requests import HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, FRESH, LIVE, NEIGHBOURS, SEVERAL, CALLS_HOLDOUT, FRESH_CALLS, SHARED_VALUES, TEST, TYPED_CALLS, TOOLS, TUNE
 from structgen._generate._tool_decision import relevant_tools
 from structgen._backends._seam import Message
 from structgen._tools._tool import as_tools
@@ -22,7 +22,7 @@ def test_twelve_typed_tools_and_thirty_requests_of_each_kind() -> None:
 
 def test_paraphrases_share_no_word_stem_with_any_tool() -> None:
     for requests in (TEST["paraphrase"], TUNE["paraphrase"], HOLDOUT["paraphrase"], HOLDOUT2["paraphrase"], HOLDOUT3["paraphrase"], HOLDOUT4["paraphrase"],
-                     HOLDOUT5["paraphrase"], HOLDOUT6["paraphrase"], NEIGHBOURS["paraphrase"], LIVE["paraphrase"], FRESH["paraphrase"]):
+                     HOLDOUT5["paraphrase"], HOLDOUT6["paraphrase"], HOLDOUT7["paraphrase"], NEIGHBOURS["paraphrase"], LIVE["paraphrase"], FRESH["paraphrase"]):
         for text, _ in requests:
             assert relevant_tools(TOOL_LIST, [Message("user", text)]) == [], text
 
@@ -53,21 +53,23 @@ def test_the_reported_splits_share_no_request_with_tuning() -> None:
     assert not later & (tune | test | holdout | fresh | third | fourth | fifth | neighbours | live)
     sixth = {text for requests in HOLDOUT6.values() for text, _ in requests}
     assert not sixth & (tune | test | holdout | fresh | third | fourth | fifth | neighbours | live | later)
-    for split in (HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6):
+    seventh = {text for requests in HOLDOUT7.values() for text, _ in requests}
+    assert not seventh & (tune | test | holdout | fresh | third | fourth | fifth | neighbours | live | later | sixth)
+    for split in (HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7):
         assert {kind: len(requests) for kind, requests in split.items()} == {"plain": 15, "paraphrase": 15, "no_tool": 15}
 
 
 def test_the_action_signal_is_fitted_on_no_request_of_any_split() -> None:
     from bench.intent_sentences import ACTIONS, ANSWERS
 
-    splits = {text for split in (TUNE, TEST, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, NEIGHBOURS, LIVE, FRESH)
+    splits = {text for split in (TUNE, TEST, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, NEIGHBOURS, LIVE, FRESH)
               for requests in split.values() for text, _ in requests}
     assert not set(ACTIONS) & splits and not set(ANSWERS) & splits
 
 
 def test_several_calls_share_no_request_and_name_only_the_tools() -> None:
     """SEVERAL (bench/several_calls.py): new requests, each wanting one or two calls of the tools."""
-    splits = {text for split in (TUNE, TEST, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, NEIGHBOURS, LIVE, FRESH)
+    splits = {text for split in (TUNE, TEST, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, NEIGHBOURS, LIVE, FRESH)
               for requests in split.values() for text, _ in requests}
     names = {t.name for t in TOOL_LIST}
     several = (*SEVERAL, *SHARED_VALUES, *TYPED_CALLS, *CALLS_HOLDOUT, *FRESH_CALLS)
