@@ -12,6 +12,8 @@ time bound, token budget and context (bench/bfcl.py's workers):
 - ``structgen-server:<decision>`` — the same through llama.cpp's server (``LlamaServerBackend``),
   a backend that scores no given text (``structgen-server-plain``: also without the
   ``structgen[embeddings]`` extra);
+- ``--examples`` gives the in-process structgen runners each tool's example requests
+  (``EXAMPLES``; ``Tool.examples``), and their rows are named ``structgen:<decision>+examples``;
 - ``peer`` — llama-cpp-python's ``chatml-function-calling``;
 - ``server`` — llama.cpp's own ``llama-server --jinja`` with OpenAI ``tools``.
 
@@ -37,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bfcl import Bounds, model_path, start_runner  # noqa: E402
 from bench.tool_requests import (  # noqa: E402
-    HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, FRESH, LIVE, NEIGHBOURS, TEST, TOOLS, TUNE, Kind,
+    HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, EXAMPLES, HOLDOUT5, HOLDOUT6, HOLDOUT7, FRESH, LIVE, NEIGHBOURS, TEST, TOOLS, TUNE, Kind,
 )
 
 SPLITS = {"test": TEST, "holdout": HOLDOUT, "holdout2": HOLDOUT2, "holdout3": HOLDOUT3, "holdout4": HOLDOUT4,
@@ -49,10 +51,15 @@ RUNNERS = ("structgen:meaning", "structgen:words", "structgen:model", "structgen
            "structgen-server:action", "structgen-server-plain:action", "peer", "server")
 
 
-def run(runner: str, path: str, bounds: Bounds, show: bool, split: str = "test") -> list[dict[str, Any]]:
+def run(runner: str, path: str, bounds: Bounds, show: bool, split: str = "test", examples: bool = False
+        ) -> list[dict[str, Any]]:
     engine_name, _, decision = runner.partition(":")
     engine = start_runner(engine_name, path, bounds, decision or None)
     tools = [t.to_openai() for t in as_tools(TOOLS)]
+    label = runner
+    if examples and engine_name == "structgen":  # a tool dict may carry them (never sent to a server)
+        label = runner + "+examples"
+        tools = [{**t, "function": {**t["function"], "examples": EXAMPLES[t["function"]["name"]]}} for t in tools]
     rows = []
     try:
         for kind, requests in SPLITS[split].items():
@@ -61,11 +68,11 @@ def run(runner: str, path: str, bounds: Bounds, show: bool, split: str = "test")
                 called = outcome.calls[0][0] if outcome.calls else None
                 # A reply whose calls cannot be read made no call; a timeout or crash is wrong.
                 right = called == wanted and (not outcome.failure or outcome.undecodable)
-                rows.append({"runner": runner, "kind": kind, "request": text, "wanted": wanted,
+                rows.append({"runner": label, "kind": kind, "request": text, "wanted": wanted,
                              "called": called, "right": right, "seconds": outcome.seconds,
                              "failure": outcome.failure})
                 if show:
-                    print(f"  {runner:18} {kind:10} {'ok' if right else 'FAIL':4} {outcome.seconds:6.2f}s "
+                    print(f"  {label:18} {kind:10} {'ok' if right else 'FAIL':4} {outcome.seconds:6.2f}s "
                           f"{text[:50]!r} -> {called} {outcome.failure[:60]}", file=sys.stderr, flush=True)
     finally:
         engine.close()
@@ -108,6 +115,8 @@ def main() -> None:
                              "written in stop 38 for the sentence-fitted signal, read in stop 40; holdout7: "
                              "written in stop 41; test: read "
                              "once before a choice; tune: the split choices are made on")
+    parser.add_argument("--examples", action="store_true",
+                        help="give structgen (in-process) runners each tool's example requests (EXAMPLES)")
     parser.add_argument("--json", type=Path, help="write every request's outcome here")
     parser.add_argument("--show", action="store_true", help="print each request as it finishes")
     parser.add_argument("--tables", nargs="+", type=Path, metavar="JSON",
@@ -129,7 +138,8 @@ def main() -> None:
     if unknown:
         raise SystemExit(f"unknown runners {unknown}; choose from {RUNNERS}")
     command = shlex.join(["python", "bench/tool_decision.py", *sys.argv[1:]])
-    rows = [row for runner in runners for row in run(runner, path, bounds, args.show, args.split)]
+    rows = [row for runner in runners for row in run(runner, path, bounds, args.show, args.split, args.examples)]
+    runners = [r + ("+examples" if args.examples and r.startswith("structgen:") else "") for r in runners]
     print(f"`{command}` — model {Path(path).name}, timeout {bounds.timeout:g} s, max_tokens "
           f"{bounds.max_tokens}, n_ctx {bounds.n_ctx}, threads {bounds.threads} (batches "
           f"{bounds.threads_batch}), greedy, every runner\n")

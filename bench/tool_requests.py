@@ -795,6 +795,73 @@ HOLDOUT7: dict[Kind, list[Request]] = {
     ],
 }
 
+#: Example requests for each tool (``Tool.examples``), as a tool's author would write them: written
+#: on 2026-12-05 (stop 41) by someone who saw only the tools' signatures and docstrings, no split,
+#: before any fit or run of them (one example that equalled a HOLDOUT7 request was replaced, by the
+#: same writer, before any run). ``bench/tool_decision.py --examples`` gives them to structgen.
+EXAMPLES: dict[str, list[str]] = {
+    'get_forecast': [
+        "Get the weather forecast for Seattle for the next 3 days",
+        "is it gonna rain in Lisbon tomorrow?",
+        "what's the weather looking like in Denver this week, planning a hike saturday",
+    ],
+    'send_email': [
+        "Send an email to maria.lopez@example.com with the subject \"Q3 report\" saying the draft is attached and ready for review",
+        "shoot dave@acme.io a quick note that I'm running 10 min late to standup",
+        "can you email my landlord at jkim@rentals.com and tell him the kitchen sink is leaking again?",
+    ],
+    'convert_currency': [
+        "Convert 250 USD to EUR",
+        "how much is 5000 yen in british pounds?",
+        "I've got 80 Canadian dollars left over from my trip, what's that worth in Mexican pesos",
+    ],
+    'set_reminder': [
+        "Set a reminder to call the dentist at 3pm tomorrow",
+        "remind me to take the chicken out of the freezer at 5:30",
+        "don't let me forget mom's birthday gift, ping me friday at 9am",
+    ],
+    'get_stock_price': [
+        "Get the latest stock price for AAPL",
+        "how's Tesla trading right now?",
+        "what's nvidia stock at today",
+    ],
+    'translate_text': [
+        "Translate \"Where is the train station?\" into German",
+        "how do you say 'thank you so much for dinner' in japanese",
+        "can u put 'we'll arrive on tuesday around noon' into spanish for me",
+    ],
+    'book_table': [
+        "Book a table at Nopa for 4 people at 7:30pm",
+        "get me a reservation at Olive Garden tonight at 8, there's 2 of us",
+        "can you grab us a spot at Sushi Zen saturday 6pm? party of six",
+    ],
+    'play_music': [
+        "Play the song Bohemian Rhapsody by Queen",
+        "can you throw on some Fleetwood Mac?",
+        "i need my chill lofi study playlist going",
+    ],
+    'get_directions': [
+        "Get driving directions from Boston to Providence",
+        "how do I walk to Central Park from Times Square?",
+        "what's the best way to get from the airport to downtown Chicago by public transit",
+    ],
+    'search_recipes': [
+        "Search for recipes that use chicken, rice and broccoli",
+        "what can I make with eggs, spinach and feta?",
+        "got some ground beef and a can of black beans, any dinner ideas",
+    ],
+    'create_event': [
+        "Create a calendar event \"Project kickoff\" on March 14 and invite anna@example.com and raj@example.com",
+        "put a team lunch on the calendar for next friday and invite Sam and Priya",
+        "can you schedule Jake's going-away party on June 2 and send invites to jake@corp.com, lee@corp.com and tom@corp.com",
+    ],
+    'get_news': [
+        "Get the latest news headlines about climate change",
+        "anything new going on with the SpaceX launch?",
+        "what's the latest on the NBA playoffs",
+    ],
+}
+
 #: A call wanted: ``(tool, a value its arguments hold)``, compared case-insensitively.
 Wanted = tuple[str, str]
 

@@ -139,6 +139,51 @@ SECOND: list[tuple[str, str | None]] = [
     ("ok great, good night!", None),
 ]
 SETS = {"first": (TOOLS, REQUESTS), "second": (SECOND_TOOLS, SECOND)}
+#: Example requests for each tool above (``Tool.examples``), written like bench/tool_requests.py's
+#: EXAMPLES (stop 41, by someone who saw only the tools); ``--examples`` gives them to structgen.
+EXAMPLES: dict[str, list[str]] = {
+    'add': [
+        "Add 48 and 276",
+        "what's 19.99 plus 7.50?",
+        "I ran 3.2 miles yesterday and 4.5 today, how much is that total",
+    ],
+    'multiply': [
+        "Multiply 23 by 17",
+        "what's 12 times 8.5?",
+        "if one ticket is $14 and I need 6 of them, how much is that",
+    ],
+    'convert_units': [
+        "Convert 10 km to miles",
+        "how many pounds is 68 kg?",
+        "it says 350 F in this recipe, what's that in celsius",
+    ],
+    'get_weather': [
+        "Get the current weather in Paris",
+        "how hot is it in Phoenix right now, in fahrenheit?",
+        "do I need a jacket in London rn?",
+    ],
+    'subtract': [
+        "Subtract 45 from 120",
+        "what's 1000 minus 367?",
+        "I had $250 and spent $87.40, how much do I have left",
+    ],
+    'divide': [
+        "Divide 144 by 12",
+        "what's 85 divided by 4?",
+        "we're splitting a $96 cab between 3 people, how much each",
+    ],
+    'tip_amount': [
+        "Calculate the tip amount on a $64 bill at 18 percent",
+        "how much should I tip on $42.50 if I want to leave 20%?",
+        "dinner came to 120 bucks, what's a 15% tip",
+    ],
+    'local_time': [
+        "What is the current local time in Tokyo?",
+        "what time is it in Sydney right now?",
+        "is it too late to call my brother in New York rn, what time is it there",
+    ],
+}
+
 
 
 def main() -> None:
@@ -147,6 +192,7 @@ def main() -> None:
     parser.add_argument("--source", type=Path, default=ROOT, help="the checkout to import structgen from")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--set", choices=sorted(SETS), default="first")
+    parser.add_argument("--examples", action="store_true", help="give each tool its example requests (EXAMPLES)")
     args = parser.parse_args()
     tools, requests = SETS[args.set]
     sys.path.insert(0, str(ROOT))
@@ -155,6 +201,10 @@ def main() -> None:
     sys.path.insert(0, str(args.source.resolve()))
     import structgen
 
+    if args.examples:
+        from structgen._tools._tool import as_tool
+
+        tools = [as_tool(t).with_examples(EXAMPLES[as_tool(t).name]) for t in tools]
     llm = structgen.LLM(model_path(args.model), max_tokens=256, n_ctx=4096, n_threads=1, n_threads_batch=1)
     rows = []
     for text, wanted in requests:

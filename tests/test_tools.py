@@ -98,6 +98,33 @@ def test_tool_decorator_overrides_and_keeps_the_function() -> None:
     assert (made.name, made.description) == ("forecast", "Weather ahead.")
 
 
+def test_example_requests_come_from_every_kind_of_tool_and_stay_out_of_the_listing() -> None:
+    @sg.tool(examples=["will it rain in Oslo tomorrow?", "  forecast for Lima  "])
+    def forecast(city: str) -> str:
+        """Weather ahead."""
+        return city
+
+    made = as_tool(forecast)
+    assert made.examples == ("will it rain in Oslo tomorrow?", "forecast for Lima")
+    assert "examples" not in json.dumps(made.to_openai())  # never sent to a server or a template
+    spec = {"name": "math.factorial", "description": "n!", "examples": ["what's 5 factorial"],
+            "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}}}
+    assert as_tool(spec).examples == ("what's 5 factorial",)
+    assert as_tool(Search).with_examples(["look up pydantic"]).examples == ("look up pydantic",)
+    assert as_tool(Search).examples == ()
+
+
+@pytest.mark.parametrize("examples", ["one string", [""], ["ok", 3]])
+def test_bad_example_requests_fail_when_the_tool_is_made(examples: Any) -> None:
+    def f(x: int) -> int:
+        return x
+
+    with pytest.raises(sg.ToolDefinitionError, match="examples of f must be a list"):
+        sg.tool(examples=examples)(f)
+    with pytest.raises(sg.ToolDefinitionError):
+        as_tool({"name": "f", "examples": examples})
+
+
 def test_async_function_tool() -> None:
     made = as_tool(slow_add)
     assert made.is_async

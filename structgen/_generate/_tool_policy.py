@@ -80,6 +80,15 @@ FITTED: dict[tuple[bool, bool], Weights] = {
 #: (``_intent.py``) added; chosen on the tuning split only (docs/benchmarks.md, "Copied
 #: arguments"). Without the sentence encoder there is no signal, and "action" is "meaning".
 WITH_ACTION = Weights(bias=-1.5, similarity=4.0, channel=1.0, words=0.3, action=15.0)
+#: Tools that carry example requests (``Tool.examples``) are scored with these instead, their
+#: similarity being the request's to the closest example; fitted on the tuning split only with
+#: examples written by someone who saw no split (docs/benchmarks.md, "Example requests").
+#: Keyed by whether the channel score is there; ``EXAMPLES_WITH_ACTION`` for ``"action"``.
+EXAMPLES_FITTED: dict[bool, Weights] = {
+    True: Weights(bias=-1.75, similarity=4.0, channel=1.5, words=0.3),
+    False: Weights(bias=-1.5, similarity=4.0, words=0.3),
+}
+EXAMPLES_WITH_ACTION = Weights(bias=-3.0, similarity=6.0, channel=1.5, words=0.3, action=15.0)
 #: A tool scored this far below the best is not offered beside it: offered tools compete by
 #: their names' likelihood, which knows less than the score (docs/benchmarks.md).
 MARGIN = 0.25
@@ -130,17 +139,21 @@ class Meanings:
         self._intent: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]] | None = None
 
     def similarities(self, request: str, tools: Sequence[Tool]) -> list[float]:
-        texts = [tool_text(t) for t in tools]
-        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        """Each tool's similarity to ``request``: that of its closest example request where it
+        has some, else that of its own text (:func:`tool_text`)."""
+        compared = [t.examples or (tool_text(t),) for t in tools]
+        texts = list(dict.fromkeys(text for group in compared for text in group))
+        missing = [t for t in texts if t not in self._vectors]
         if missing:
             for text, vector in zip(missing, self.encoder.encode(missing)):
                 self._vectors[text] = vector
         for text in texts:
             self._vectors.move_to_end(text)
-        while len(self._vectors) > self.size:
-            self._vectors.popitem(last=False)
         asked = self.encoder.encode([request])[0]
-        return [float(asked @ self._vectors[text]) for text in texts]
+        found = [max(float(asked @ self._vectors[text]) for text in group) for group in compared]
+        while len(self._vectors) > max(self.size, len(texts)):
+            self._vectors.popitem(last=False)
+        return found
 
     def action_score(self, request: str) -> float:
         """How much more ``request`` is like a request for an action than like a question
@@ -195,17 +208,19 @@ def weigh(
     similarity = meanings.similarities(request, tools) if meanings is not None else None
     channel = yield from channel_steps(request, tools)
     weights = FITTED[(similarity is not None, channel is not None)]
+    shown = EXAMPLES_FITTED[channel is not None]
     asks: float | None = None
     if action and meanings is not None and channel is not None:
-        weights, asks = WITH_ACTION, meanings.action_score(request)
+        weights, shown, asks = WITH_ACTION, EXAMPLES_WITH_ACTION, meanings.action_score(request)
     found = []
     for i, tool in enumerate(tools):
+        w = shown if tool.examples and similarity is not None else weights
         words = min(shared_words(request, tool), 3)
         s = similarity[i] if similarity is not None else None
         c = channel[i] if channel is not None else None
-        score = weights.bias + weights.words * words + weights.action * (asks or 0.0)
-        score += weights.similarity * s if s is not None else 0.0
-        score += weights.channel * c if c is not None else 0.0
+        score = w.bias + w.words * words + w.action * (asks or 0.0)
+        score += w.similarity * s if s is not None else 0.0
+        score += w.channel * c if c is not None else 0.0
         found.append(Evidence(tool, s, c, words, score, asks))
     return sorted(found, key=lambda e: -e.score)
 

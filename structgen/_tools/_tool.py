@@ -8,7 +8,8 @@
 - a Pydantic model class: the model is the arguments, the name comes from its
   ``model_config["title"]`` or the class name, the description from its docstring;
 - an OpenAI-style tool dict ``{"type": "function", "function": {"name", "description",
-  "parameters"}}`` (or the inner ``{"name", ...}`` alone) with any JSON Schema we convert.
+  "parameters"}}`` (or the inner ``{"name", ...}`` alone) with any JSON Schema we convert, and
+  optionally ``"examples"``, a list of requests that should call it (never sent to a server).
 
 Every tool is checked when it is made: a parameter whose type has no JSON Schema, or a schema
 the converter cannot enforce, raises :class:`~structgen.ToolDefinitionError` naming the tool
@@ -20,8 +21,8 @@ from __future__ import annotations
 import inspect
 import json
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar, Union, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -51,7 +52,9 @@ class Tool:
     Pydantic model that validates them (None for tools made from a dict: their arguments come
     back as a plain dict, already matched against ``parameters`` by the grammar).
     ``function`` is what :meth:`ToolCall.invoke <structgen.ToolCall.invoke>` runs (None for
-    model and dict tools unless given).
+    model and dict tools unless given). ``examples`` are requests that should call this tool,
+    in users' words, written by the tool's author: the decisions that weigh meaning compare a
+    request with them instead of with the tool's own text (docs/tools.md, "Example requests").
     """
 
     name: str
@@ -59,6 +62,12 @@ class Tool:
     parameters: dict[str, Any]
     arguments_type: type[BaseModel] | None = None
     function: Callable[..., Any] | None = None
+    examples: tuple[str, ...] = ()
+
+    def with_examples(self, examples: Iterable[str]) -> Tool:
+        """This tool with ``examples`` as its example requests (for model and dict tools, which
+        :func:`tool` does not decorate)."""
+        return replace(self, examples=_checked_examples(examples, self.name))
 
     @property
     def is_async(self) -> bool:
@@ -100,18 +109,22 @@ class Tool:
 @overload
 def tool(function: F, /) -> F: ...
 @overload
-def tool(*, name: str | None = None, description: str | None = None) -> Callable[[F], F]: ...
+def tool(
+    *, name: str | None = None, description: str | None = None, examples: Iterable[str] = ()
+) -> Callable[[F], F]: ...
 def tool(
     function: Callable[..., Any] | None = None, /, *, name: str | None = None,
-    description: str | None = None,
+    description: str | None = None, examples: Iterable[str] = (),
 ) -> Any:
-    """Mark a function as a tool, optionally overriding its name and description.
+    """Mark a function as a tool, optionally overriding its name and description, and giving
+    requests that should call it (``examples``: see :class:`Tool`).
 
     The tool is built (and checked) now; the function itself is returned unchanged, so it can
     still be called directly and passed in ``tools=[...]``."""
 
     def decorate(target: Callable[..., Any]) -> Callable[..., Any]:
-        setattr(target, _TOOL_ATTRIBUTE, from_function(target, name=name, description=description))
+        made = from_function(target, name=name, description=description, examples=examples)
+        setattr(target, _TOOL_ATTRIBUTE, made)
         return target
 
     return decorate(function) if function is not None else decorate
@@ -152,7 +165,8 @@ def as_tools(sources: Any) -> list[Tool]:
 
 
 def from_function(
-    function: Callable[..., Any], *, name: str | None = None, description: str | None = None
+    function: Callable[..., Any], *, name: str | None = None, description: str | None = None,
+    examples: Iterable[str] = (),
 ) -> Tool:
     """A tool from a typed function: one argument field per parameter."""
     tool_name = _checked_name(name or getattr(function, "__name__", ""))
@@ -185,7 +199,8 @@ def from_function(
         fields[parameter.name] = (hints[parameter.name], info)
     model = _arguments_model(tool_name, fields)
     text = description if description is not None else doc.summary
-    return _checked(Tool(tool_name, text, _parameters(model, tool_name), model, function))
+    shown = _checked_examples(examples, tool_name)
+    return _checked(Tool(tool_name, text, _parameters(model, tool_name), model, function, shown))
 
 
 def from_model(model: type[BaseModel]) -> Tool:
@@ -210,7 +225,8 @@ def from_dict(spec: Mapping[str, Any]) -> Tool:
         raise ToolDefinitionError(
             f"the parameters of {tool_name} must be a JSON Schema of type object", tool=tool_name
         )
-    return _checked(Tool(tool_name, description, json.loads(json.dumps(parameters)), None, None))
+    examples = _checked_examples(inner.get("examples") or (), tool_name)
+    return _checked(Tool(tool_name, description, json.loads(json.dumps(parameters)), None, None, examples))
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -223,6 +239,15 @@ def _checked_name(name: Any) -> str:
             "_ . - (at most 128 characters)", tool=name if isinstance(name, str) else None,
         )
     return name
+
+
+def _checked_examples(examples: Iterable[str], tool_name: str) -> tuple[str, ...]:
+    given = () if isinstance(examples, (str, bytes)) else tuple(examples)
+    if isinstance(examples, (str, bytes)) or not all(isinstance(e, str) and e.strip() for e in given):
+        raise ToolDefinitionError(
+            f"the examples of {tool_name} must be a list of non-empty request strings", tool=tool_name
+        )
+    return tuple(e.strip() for e in given)
 
 
 def _arguments_model(tool_name: str, fields: dict[str, Any]) -> type[BaseModel]:
