@@ -104,3 +104,17 @@ def test_model_decision_asks_once_with_a_lazy_call_grammar() -> None:
     backend = ScriptedBackend("Let me look. " + call, check_grammar=False)
     turn = sg.LLM.from_backend(backend).call_tools("Oslo?", [get_forecast, send_email], decision="model")
     assert [(c.name, c.arguments.city) for c in turn.calls] == [("get_forecast", "Oslo")]
+
+
+def test_a_tool_with_examples_is_compared_with_its_closest_example() -> None:
+    meanings = Meanings(TopicEncoder())
+    shown = [TOOLS[0].with_examples(["rain", "write me a message about it"])]
+    request = "write a message"
+    assert meanings.similarities(request, shown)[0] > 0.9 > meanings.similarities(request, TOOLS[:1])[0]
+    assert len(meanings) == 3  # each example is encoded once and kept beside the tools' texts
+
+
+def test_examples_without_the_sentence_encoder_warn_that_they_are_not_used() -> None:
+    shown = [t.with_examples(["umbrella today?"]) for t in TOOLS]
+    with pytest.warns(UserWarning, match="tool examples .* not used"):
+        finish(run_blocking(plan("action", shown, [Message("user", "hi")], None), ScriptedBackend()))

@@ -113,6 +113,20 @@ def test_example_requests_come_from_every_kind_of_tool_and_stay_out_of_the_listi
     assert as_tool(Search).with_examples(["look up pydantic"]).examples == ("look up pydantic",)
     assert as_tool(Search).examples == ()
 
+    @sg.tool(name="web_search", examples=["look up the pydantic docs"])
+    class Lookup(BaseModel):
+        """Search the web."""
+
+        query: str
+
+    class Narrower(Lookup):
+        """Search one site."""
+
+        site: str = ""
+
+    assert (as_tool(Lookup).name, as_tool(Lookup).examples) == ("web_search", ("look up the pydantic docs",))
+    assert (as_tool(Narrower).name, as_tool(Narrower).examples) == ("Narrower", ())  # not its parent's
+
 
 @pytest.mark.parametrize("examples", ["one string", [""], ["ok", 3]])
 def test_bad_example_requests_fail_when_the_tool_is_made(examples: Any) -> None:

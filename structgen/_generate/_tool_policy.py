@@ -28,6 +28,7 @@ numbers that made ``"action"`` the default.
 from __future__ import annotations
 
 import math
+import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ from .._tools._tool import Tool
 from ._intent import ACTIONS, CLOSEST, QUESTIONS
 from ._steps import Steps, finish, run_blocking, score
 from ._tool_decision import relevant_tools, said, shared_words, tool_text
+from ._warnings import outside_structgen
 
 DecisionName = Literal["meaning", "action", "words", "model"]
 DECISIONS: tuple[DecisionName, ...] = ("meaning", "action", "words", "model")
@@ -86,7 +88,7 @@ WITH_ACTION = Weights(bias=-1.5, similarity=4.0, channel=1.0, words=0.3, action=
 #: Keyed by whether the channel score is there; ``EXAMPLES_WITH_ACTION`` for ``"action"``.
 EXAMPLES_FITTED: dict[bool, Weights] = {
     True: Weights(bias=-1.75, similarity=4.0, channel=1.5, words=0.3),
-    False: Weights(bias=-1.5, similarity=4.0, words=0.3),
+    False: Weights(bias=-1.25, similarity=4.0, words=0.3),
 }
 EXAMPLES_WITH_ACTION = Weights(bias=-3.0, similarity=6.0, channel=1.5, words=0.3, action=15.0)
 #: A tool scored this far below the best is not offered beside it: offered tools compete by
@@ -240,6 +242,12 @@ def plan(
         return Plan(relevant, "some") if relevant else Plan(list(tools), "every")
     if not tools:
         return Plan([])
+    if meanings is None and any(t.examples for t in tools):
+        warnings.warn(
+            "tool examples are compared with requests by the sentence-embedding model, which is not "
+            "installed: they are not used (docs/tools.md, \"Example requests\")",
+            UserWarning, stacklevel=outside_structgen(),
+        )
     ranked = yield from weigh(tools, conversation, meanings, action=decision == "action")
     best, weighed = ranked[0].score, ranked[0].action is not None
     if best <= 0 and not required:

@@ -65,8 +65,7 @@ class Tool:
     examples: tuple[str, ...] = ()
 
     def with_examples(self, examples: Iterable[str]) -> Tool:
-        """This tool with ``examples`` as its example requests (for model and dict tools, which
-        :func:`tool` does not decorate)."""
+        """This tool with ``examples`` as its example requests."""
         return replace(self, examples=_checked_examples(examples, self.name))
 
     @property
@@ -116,14 +115,19 @@ def tool(
     function: Callable[..., Any] | None = None, /, *, name: str | None = None,
     description: str | None = None, examples: Iterable[str] = (),
 ) -> Any:
-    """Mark a function as a tool, optionally overriding its name and description, and giving
-    requests that should call it (``examples``: see :class:`Tool`).
+    """Mark a function (or a Pydantic model class) as a tool, optionally overriding its name and
+    description, and giving requests that should call it (``examples``: see :class:`Tool`).
 
     The tool is built (and checked) now; the function itself is returned unchanged, so it can
     still be called directly and passed in ``tools=[...]``."""
 
     def decorate(target: Callable[..., Any]) -> Callable[..., Any]:
-        made = from_function(target, name=name, description=description, examples=examples)
+        if isinstance(target, type) and issubclass(target, BaseModel):
+            made = from_model(target)
+            made = replace(made, name=_checked_name(name or made.name), description=description or made.description,
+                           examples=_checked_examples(examples, made.name))
+        else:
+            made = from_function(target, name=name, description=description, examples=examples)
         setattr(target, _TOOL_ATTRIBUTE, made)
         return target
 
@@ -137,7 +141,8 @@ def as_tool(source: ToolSource) -> Tool:
     if isinstance(source, Mapping):
         return from_dict(source)
     if isinstance(source, type) and issubclass(source, BaseModel):
-        return from_model(source)
+        made = vars(source).get(_TOOL_ATTRIBUTE)  # not a decorated parent's
+        return made if isinstance(made, Tool) else from_model(source)
     if callable(source):
         made = getattr(source, _TOOL_ATTRIBUTE, None)
         return made if isinstance(made, Tool) else from_function(source)
