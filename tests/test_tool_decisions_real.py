@@ -40,8 +40,8 @@ def test_shared_words_alone_do_not_make_a_call(llm: sg.LLM) -> None:
 
 
 def test_example_requests_bring_a_paraphrase_to_its_tool_and_keep_a_topic_question_in_words(llm: sg.LLM) -> None:
-    # Both requests go the other way without examples, on both models (the TUNE/HOLDOUT rows of
-    # docs/benchmarks.md, "Example requests per tool").
+    # Measured without examples: SmolLM2 calls set_reminder for the first and send_email for the
+    # second; Gemma calls send_email for both (docs/benchmarks.md, "Example requests per tool").
     shown = [t.with_examples(EXAMPLES[t.name]) for t in as_tools(TOOLS)]
     assert called(llm.call_tools("Let kim@bank.com know I'm running ten minutes behind.", shown))[:1] == ["send_email"]
     turn = llm.call_tools("What's a polite way to end an email?", shown)

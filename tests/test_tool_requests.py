@@ -4,7 +4,7 @@ text, and TEST requests that never appear in TUNE."""
 
 from __future__ import annotations
 
-from bench.tool_requests import HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, FRESH, LIVE, NEIGHBOURS, SEVERAL, CALLS_HOLDOUT, FRESH_CALLS, SHARED_VALUES, TEST, TYPED_CALLS, TOOLS, TUNE
+from bench.tool_requests import EXAMPLES, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, FRESH, LIVE, NEIGHBOURS, SEVERAL, CALLS_HOLDOUT, FRESH_CALLS, SHARED_VALUES, TEST, TYPED_CALLS, TOOLS, TUNE
 from structgen._generate._tool_decision import relevant_tools
 from structgen._backends._seam import Message
 from structgen._tools._tool import as_tools
@@ -83,3 +83,15 @@ def test_several_calls_share_no_request_and_name_only_the_tools() -> None:
     assert all(len({name for name, _ in wanted}) == 2 for _, wanted in SHARED_VALUES)
     assert all(1 <= len(wanted) <= 2 and all(name in names for name, _ in wanted) for _, wanted in SEVERAL)
     assert sum(len(wanted) == 2 for _, wanted in SEVERAL) == 10
+
+
+def test_example_requests_are_three_a_tool_and_none_is_a_request_of_any_split() -> None:
+    from bench import tools_that_answer
+
+    splits = (TUNE, TEST, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, NEIGHBOURS, LIVE, FRESH)
+    asked = {text.lower() for split in splits for requests in split.values() for text, _ in requests}
+    asked |= {text.lower() for _, requests in tools_that_answer.SETS.values() for text, _ in requests}
+    shown = {**EXAMPLES, **tools_that_answer.EXAMPLES}
+    assert set(EXAMPLES) == {t.name for t in TOOL_LIST}
+    assert all(len(examples) == 3 for examples in shown.values())
+    assert not {e.lower() for examples in shown.values() for e in examples} & asked
