@@ -9,7 +9,8 @@ pre-call gate on every other split already read (docs/benchmarks.md, "Example re
    backend that cannot score), the weights that decide the most TUNE requests right at the
    pre-call gate, summed over the models given; ties to the fewest plain requests lost, then to
    the weights nearest the shipped ones, then to the least strict bias.
-3. The chosen weights against the shipped score on every other read split, and the best any
+3. The chosen weights against the shipped score on every other read split (also with examples on
+   half the tools only), and the best any
    weights of the shipped form (text similarity) reach there when fitted on those splits
    themselves: the ceiling of the four signals without examples.
 
@@ -75,19 +76,22 @@ def signals(model: str | None) -> list[Row]:
     return rows
 
 
-def decided(row: Row, gate: Gate, similarity: str) -> str | None:
-    """The tool the pre-call gate offers first, or None (answer in words)."""
-    bias, s, c, w, a = gate
+def decided(row: Row, gate: Gate, similarity: str, shown: frozenset[str] | None = None) -> str | None:
+    """The tool the pre-call gate offers first, or None (answer in words). With ``shown``, only
+    those tools have examples (scored by ``gate``); the others are scored as shipped."""
 
     def score(tool: dict[str, Any]) -> float:
-        return bias + s * tool[similarity] + c * tool["channel"] + w * tool["words"] + a * row["action"]
+        with_examples = shown is None or tool["name"] in shown
+        bias, s, c, w, a = gate if with_examples else SHIPPED
+        seen = tool[similarity] if with_examples else tool["similarity"]
+        return bias + s * seen + c * tool["channel"] + w * tool["words"] + a * row["action"]
 
     best = max(row["tools"], key=score)
     return best["name"] if score(best) > 0 else None
 
 
-def right(rows: list[Row], gate: Gate, similarity: str) -> Counter[str]:
-    return Counter(r["kind"] for r in rows if decided(r, gate, similarity) == r["wanted"])
+def right(rows: list[Row], gate: Gate, similarity: str, shown: frozenset[str] | None = None) -> Counter[str]:
+    return Counter(r["kind"] for r in rows if decided(r, gate, similarity, shown) == r["wanted"])
 
 
 def fit(models: list[list[Row]], setting: str) -> Gate:
@@ -144,6 +148,12 @@ def main() -> None:
                     chosen = [r for r in rows if r["set"].startswith(part) or part == "other" and r["set"] in READ[1:]]
                     print(f"  {path.name} {part:9} " + report("shipped", chosen, SHIPPED, "similarity") + " | "
                          + report("examples", chosen, gate, "examples"))
+                other = [r for r in rows if r["set"] in READ[1:]]
+                names = [t["name"] for t in other[0]["tools"]]
+                for half in (frozenset(names[:6]), frozenset(names[6:])):
+                    print(f"  {path.name} other, examples on {', '.join(n for n in names if n in half)} only: "
+                          f"{right(other, gate, 'examples', half).total()} right (none {right(other, SHIPPED, 'similarity').total()}, "
+                          f"all {right(other, gate, 'examples').total()})")
     for path, rows in zip(args.fit, models):
         own = [r for r in rows if r["set"] in READ]
         share, gate = ceiling(own)
