@@ -10,9 +10,8 @@ pre-call gate on every other split already read (docs/benchmarks.md, "Example re
    pre-call gate, summed over the models given; ties to the fewest plain requests lost, then to
    the weights nearest the shipped ones, then to the least strict bias.
 3. The chosen weights against the shipped score on every other read split (also with examples on
-   half the tools only), and the best any
-   weights of the shipped form (text similarity) reach there when fitted on those splits
-   themselves: the ceiling of the four signals without examples.
+   half the tools only), and the best any gate reaches on all read splits when fitted on them
+   (in-sample): the ceiling of the four signals, with the tools' text or their examples.
 
 Usage::
 
@@ -113,17 +112,23 @@ def report(label: str, rows: list[Row], gate: Gate, similarity: str) -> str:
     return f"{label}: " + ", ".join(f"{k} {got[k]}/{n}" for k, n in sorted(totals.items()))
 
 
-def ceiling(rows: list[Row]) -> tuple[float, Gate]:
+def ceiling(rows: list[Row], similarity: str) -> tuple[float, Gate]:
     """The best share of both paraphrases and no-tool requests (the lower of the two) that any
-    gate of the shipped form reaches on ``rows`` with plain requests at 95 % or more."""
+    gate reaches on ``rows`` themselves with plain requests at 95 % or more."""
+    signal = np.array([[[t[similarity], t["channel"], t["words"], r["action"]] for t in r["tools"]] for r in rows])
+    names = [[t["name"] for t in r["tools"]] for r in rows]
+    count = Counter(r["kind"] for r in rows)
     best: tuple[float, Gate] = (0.0, SHIPPED)
-    kinds = Counter(r["kind"] for r in rows)
-    for gate in itertools.product(np.arange(-4, 0.01, 0.25), (2, 4, 6, 8), (0.5, 1, 1.5, 2), (0, 0.3, 0.6, 1.0),
+    for gate in itertools.product(np.arange(-5, 0.01, 0.25), (2, 4, 6, 8, 10), (0.5, 1, 1.5, 2), (0, 0.3, 0.6, 1.0),
                                   (5, 10, 15, 20, 30)):
-        got = right(rows, gate, "similarity")  # type: ignore[arg-type]
-        if got["plain"] >= 0.95 * kinds["plain"]:
-            share = min(got["paraphrase"] / kinds["paraphrase"], got["no_tool"] / kinds["no_tool"])
-            best = max(best, (share, gate), key=lambda x: x[0])  # type: ignore[arg-type]
+        scores = gate[0] + signal @ np.array(gate[1:])
+        top = scores.argmax(axis=1)
+        got = Counter(r["kind"] for r, n, i, row in zip(rows, names, top, scores)
+                      if (n[i] if row[i] > 0 else None) == r["wanted"])
+        if got["plain"] >= 0.95 * count["plain"]:
+            share = min(got["paraphrase"] / count["paraphrase"], got["no_tool"] / count["no_tool"])
+            if share > best[0]:
+                best = (share, (float(gate[0]), *map(float, gate[1:])))  # type: ignore[assignment]
     return best
 
 
@@ -156,10 +161,10 @@ def main() -> None:
                           f"all {right(other, gate, 'examples').total()})")
     for path, rows in zip(args.fit, models):
         own = [r for r in rows if r["set"] in READ]
-        share, gate = ceiling(own)
-        print(f"\nceiling without examples, {path.name}, all {len(own)} read requests, in-sample: "
-             f"paraphrases and no-tool both at {share:.1%} or less (best gate {gate})")
-
+        for similarity in ("similarity", "examples"):
+            share, gate = ceiling(own, similarity)
+            print(f"\nceiling by {similarity}, {path.name}, all {len(own)} read requests, in-sample: paraphrases "
+                  f"and no-tool both at {share:.1%} or less (best gate {gate})")
 
 if __name__ == "__main__":
     main()
