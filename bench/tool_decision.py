@@ -113,7 +113,7 @@ def main() -> None:
                              "written after decision='action' was chosen; holdout3, holdout4: written for "
                              "the refits of stop 35; holdout5: written in stop 36, read in stop 37; holdout6: "
                              "written in stop 38 for the sentence-fitted signal, read in stop 40; holdout7: "
-                             "written in stop 41; test: read "
+                             "written and read in stop 41; test: read "
                              "once before a choice; tune: the split choices are made on")
     parser.add_argument("--examples", action="store_true",
                         help="give structgen (in-process) runners each tool's example requests (EXAMPLES)")
