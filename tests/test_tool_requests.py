@@ -95,3 +95,15 @@ def test_example_requests_are_three_a_tool_and_none_is_a_request_of_any_split() 
     assert set(EXAMPLES) == {t.name for t in TOOL_LIST}
     assert all(len(examples) == 3 for examples in shown.values())
     assert not {e.lower() for examples in shown.values() for e in examples} & asked
+
+
+def test_the_other_tools_requests_hold_what_their_bench_promises() -> None:
+    from bench import own_tools
+
+    tools = as_tools(own_tools.TOOLS)
+    assert {kind: len(asked) for kind, asked in own_tools.REQUESTS.items()} == {"plain": 8, "paraphrase": 8, "no_tool": 8}
+    for text, _ in own_tools.REQUESTS["paraphrase"]:
+        assert relevant_tools(tools, [Message("user", text)]) == [], text
+    asked = {text.lower().strip(".?! ") for requests in own_tools.REQUESTS.values() for text, _ in requests}
+    assert set(own_tools.EXAMPLES) == {t.name for t in tools}
+    assert not {e.lower().strip(".?! ") for examples in own_tools.EXAMPLES.values() for e in examples} & asked
