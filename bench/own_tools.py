@@ -1,16 +1,19 @@
-"""Eight more ordinary tools, requests worded the way people type and example requests for each
-tool, to report the example weights (``Tool.examples``) away from the tools and splits they were
-chosen on (docs/benchmarks.md, "Example requests per tool").
+"""Ordinary tools other than the ones the decisions were chosen on, requests worded the way people
+type, and example requests for the first set's tools: to report the example weights
+(``Tool.examples``) and the default decision away from the tools and splits they were chosen on
+(docs/benchmarks.md, "Example requests per tool" and "The default on other tools").
 
-Written on 2026-12-05 (stop 41), after the weights were chosen and adopted, before any run of
-this file: the tools by hand; the 24 requests by one writer and the examples by another, each
-seeing only the tools (two examples equal to a request but for case were given other values
-before any run: "Eiffel Tower" -> "Louvre", "ephemeral" -> "laconic"). Every setting on one model
-load, greedy, 256 tokens, n_ctx 4096, one thread: ``action``/``meaning`` are the decisions;
-``no-channel`` withholds the model's likelihood, as from a backend that cannot score text; ``+examples``
-gives every tool its examples. Right: the first call is to the tool needed, or no call. Usage::
+The first set (this file) was written on 2026-12-05 (stop 41), after the example weights were
+chosen and adopted, before any run of this file: the tools by hand; the 24 requests by one writer
+and the examples by another, each seeing only the tools (two examples equal to a request but for
+case were given other values before any run: "Eiffel Tower" -> "Louvre", "ephemeral" ->
+"laconic"). The later sets (``bench/own_tools_later.py``) came at stop 42, without examples. Every setting on one model load, greedy, 256 tokens, n_ctx 4096, one thread: a setting
+is a decision (``action``, ``meaning``), optionally ``/``arguments (``action/free``; else the
+default ``"auto"``), optionally ``+examples`` (every tool gets its examples; first set only);
+``no-channel`` is ``meaning`` with the model's likelihood withheld, as from a backend that cannot
+score text. Right: the first call is to the tool needed, or no call. Usage::
 
-    python bench/own_tools.py [--model gemma] [--configs action,action+examples] [--json OUT]
+    python bench/own_tools.py [--model gemma] [--set first|second|third|fourth|fifth] [--configs action,action/free] [--json OUT]
 """
 
 from __future__ import annotations
@@ -180,12 +183,22 @@ EXAMPLES: dict[str, list[str]] = {
 CONFIGS = ("action", "action+examples", "meaning", "meaning+examples", "no-channel", "no-channel+examples")
 
 
+def sets() -> dict[str, tuple[list[Any], dict[str, list[tuple[str, str | None]]], dict[str, list[str]]]]:
+    """Each set's tools, requests and examples (none for the later sets)."""
+    sys.path.insert(0, str(ROOT))
+    from bench import own_tools_later as later
+
+    return {"first": (TOOLS, REQUESTS, EXAMPLES), "second": (later.SECOND_TOOLS, later.SECOND, {}),
+            "third": (later.THIRD_TOOLS, later.THIRD, {}), "fourth": (later.FOURTH_TOOLS, later.FOURTH, {}),
+            "fifth": (later.FIFTH_TOOLS, later.FIFTH, {})}
+
+
 class _NeverScores:
     """Stands for ScoringBackend in the ``no-channel`` rows: the model's likelihood is withheld,
     as from a backend that cannot score text (an OpenAI-compatible server)."""
 
 
-def run(model: str | None, configs: list[str]) -> list[dict[str, Any]]:
+def run(model: str | None, configs: list[str], which: str = "first") -> list[dict[str, Any]]:
     sys.path.insert(0, str(ROOT))
     import structgen
     from bench.bfcl import model_path
@@ -193,19 +206,24 @@ def run(model: str | None, configs: list[str]) -> list[dict[str, Any]]:
     from structgen._tools._tool import as_tools
 
     llm = structgen.LLM(model_path(model), max_tokens=256, n_ctx=4096, n_threads=1, n_threads_batch=1)
-    plain = as_tools(TOOLS)
-    shown = [t.with_examples(EXAMPLES[t.name]) for t in plain]
+    tools, requests, examples_of = sets()[which]
+    plain = as_tools(tools)
+    shown = [t.with_examples(examples_of[t.name]) if examples_of else t for t in plain]
     scoring = _steps.ScoringBackend
     rows = []
     for config in configs:
-        decision, _, examples = config.partition("+")
+        setting, _, examples = config.partition("+")
+        decision, _, arguments = setting.partition("/")
+        if examples and not examples_of:
+            raise SystemExit(f"the {which} set has no examples: {config}")
         _steps.ScoringBackend = _NeverScores if decision == "no-channel" else scoring  # type: ignore[misc,assignment]
-        for kind, asked in REQUESTS.items():
+        for kind, asked in requests.items():
             for text, wanted in asked:
                 turn = llm.call_tools(text, tools=shown if examples else plain, tool_choice="auto",
-                                      decision="meaning" if decision != "action" else "action")
+                                      decision="meaning" if decision != "action" else "action",
+                                      arguments=arguments or "auto")
                 called = turn.calls[0].name if turn.calls else None
-                rows.append({"config": config, "kind": kind, "request": text, "wanted": wanted, "called": called,
+                rows.append({"set": which, "config": config, "kind": kind, "request": text, "wanted": wanted, "called": called,
                              "right": called == wanted})
                 print(f"{config:20} {kind:10} {'ok  ' if called == wanted else 'FAIL'} {text!r} -> {called}", flush=True)
     _steps.ScoringBackend = scoring  # type: ignore[misc]
@@ -216,11 +234,13 @@ def run(model: str | None, configs: list[str]) -> list[dict[str, Any]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=None, help="gemma, or a GGUF path (default: SmolLM2)")
-    parser.add_argument("--configs", default=",".join(CONFIGS))
+    parser.add_argument("--set", default="first", choices=("first", "second", "third", "fourth", "fifth"))
+    parser.add_argument("--configs", default=None, help=f"default: {','.join(CONFIGS)} (first set), "
+                        "action,action/free,meaning (later sets)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    configs = args.configs.split(",")
-    rows = run(args.model, configs)
+    configs = (args.configs or (",".join(CONFIGS) if args.set == "first" else "action,action/free,meaning")).split(",")
+    rows = run(args.model, configs, args.set)
     command = shlex.join(["python", "bench/own_tools.py", *sys.argv[1:]])
     print(f"\n`{command}`\n\n| setting | plain (8) | paraphrase (8) | no_tool (8) | overall |\n|---|---:|---:|---:|---:|")
     for config in configs:
