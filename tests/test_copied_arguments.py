@@ -97,6 +97,10 @@ def test_each_setting_tries_its_grammars_in_order() -> None:
     assert not re.fullmatch(copied[0].parameters["properties"]["to"]["pattern"], "old")  # older turns are not said
     nothing_free = as_tools([add])
     assert argument_tries("free_then_copied", nothing_free, said) == [nothing_free]
+    # "auto": a copied second try only where the decision found the request asks for an action.
+    auto_first, auto_second = argument_tries("auto", tools, said, asks_action=True)
+    assert auto_first == tools and auto_second[0].parameters == second[0].parameters
+    assert argument_tries("auto", tools, said) == [free]
 
 
 def add(a: int, b: int) -> int:

@@ -112,6 +112,16 @@ def test_action_answers_topic_questions_and_calls_for_requests(llm: sg.LLM) -> N
     assert [(c.name, c.arguments.symbol) for c in turn.calls][:1] == [("get_stock_price", "IBM")]
 
 
+# Measured on both models: with the copied second try this question becomes
+# play_music(query="tune a guitar") (SmolLM2) or play_music(query="guitar") (Gemma); the action
+# signal reads it as a question (-0.01), so the default writes no copied call and answers.
+def test_the_default_copies_arguments_only_for_requests_that_ask_for_an_action(llm: sg.LLM) -> None:
+    asked = "how do musicians tune a guitar by ear?"
+    assert called(llm.call_tools(asked, TOOLS, arguments="free_then_copied")) == ["play_music"]
+    turn = llm.call_tools(asked, TOOLS)
+    assert turn.calls == [] and turn.text
+
+
 def test_copied_arguments_are_written_raw_not_escaped() -> None:
     """SmolLM2's copied retry once spelled every letter as ``\\u00XX`` until the budget ran out;
     tool arguments allow only the escapes JSON needs (``escapes="needed"``), so the call fits."""

@@ -100,10 +100,17 @@ def test_example_requests_are_three_a_tool_and_none_is_a_request_of_any_split() 
 def test_the_other_tools_requests_hold_what_their_bench_promises() -> None:
     from bench import own_tools
 
-    tools = as_tools(own_tools.TOOLS)
-    assert {kind: len(asked) for kind, asked in own_tools.REQUESTS.items()} == {"plain": 8, "paraphrase": 8, "no_tool": 8}
-    for text, _ in own_tools.REQUESTS["paraphrase"]:
-        assert relevant_tools(tools, [Message("user", text)]) == [], text
-    asked = {text.lower().strip(".?! ") for requests in own_tools.REQUESTS.values() for text, _ in requests}
-    assert set(own_tools.EXAMPLES) == {t.name for t in tools}
-    assert not {e.lower().strip(".?! ") for examples in own_tools.EXAMPLES.values() for e in examples} & asked
+    for name, (functions, requests, examples) in own_tools.sets().items():
+        tools = as_tools(functions)
+        assert {kind: len(asked) for kind, asked in requests.items()} == {"plain": 8, "paraphrase": 8, "no_tool": 8}, name
+        for kind in ("plain", "paraphrase"):  # each tool once of each kind
+            assert sorted(wanted for _, wanted in requests[kind]) == sorted(t.name for t in tools), (name, kind)
+        assert all(wanted is None for _, wanted in requests["no_tool"])
+        for text, wanted in requests["paraphrase"]:
+            # One paraphrase shares "one" with another tool's text ("in one zone"), none its own.
+            others = {"water_garden"} if text.endswith("i gotta catch one") else set()
+            assert {t.name for t in relevant_tools(tools, [Message("user", text)])} == others != {wanted}, (name, text)
+        if examples:
+            asked = {text.lower().strip(".?! ") for group in requests.values() for text, _ in group}
+            assert set(examples) == {t.name for t in tools}
+            assert not {e.lower().strip(".?! ") for shown in examples.values() for e in shown} & asked

@@ -34,8 +34,8 @@ from ._tool_decision import STOP_WORDS, said, word_list
 ArgumentsName = Literal["auto", "free", "copied", "free_then_copied"]
 ARGUMENTS: tuple[ArgumentsName, ...] = ("auto", "free", "copied", "free_then_copied")
 #: "free_then_copied" where the turn's decision weighed whether the request asks for an action
-#: (``decision="action"`` with its signal: that is where it was measured), "free" elsewhere:
-#: without that signal a copied call would ground requests that only share a tool's topic.
+#: (``decision="action"`` with its signal: that is where it was measured) and found it does,
+#: "free" elsewhere: a copied call would ground requests that only share a tool's topic.
 DEFAULT_ARGUMENTS: ArgumentsName = "auto"
 
 #: The longest run of words a copied string may be.
@@ -53,18 +53,19 @@ _VALUES = frozenset({"const", "enum", "default", "examples"})
 
 def argument_tries(
     setting: ArgumentsName, tools: Sequence[Tool], conversation: Sequence[Message], *,
-    action_weighed: bool = False, named: bool = True,
+    asks_action: bool = False, named: bool = True,
 ) -> list[list[Tool]]:
     """The tools whose call grammars a turn tries in order, the next one only when the calls
     written under the one before were refused as not said: ``"free"``, the tools as they are;
     ``"copied"``, their free strings limited to runs of what was said; ``"free_then_copied"``,
-    the first, then the second; ``"auto"``, ``"free_then_copied"`` when ``action_weighed`` (the
-    decision weighed the action-or-answer signal), else ``"free"``. ``named``: each try
+    the first, then the second; ``"auto"``, ``"free_then_copied"`` when ``asks_action`` (the
+    decision weighed the action-or-answer signal, and the request asks for an action), else
+    ``"free"``. ``named``: each try
     allows only the listed values the request names (:func:`named_tools`)."""
     if named:
         tools = named_tools(tools, said(conversation, tool_results=False))
     if setting == "auto":
-        setting = "free_then_copied" if action_weighed else "free"
+        setting = "free_then_copied" if asks_action else "free"
     if setting == "free":
         return [list(tools)]
     copied = copied_tools(tools, said(conversation))

@@ -103,7 +103,7 @@ def run_turn(
             lambda call, earlier: grounded([call], conversation, fully=fully, earlier=earlier))
         tries = argument_tries(
             settings.arguments, decided.tools, conversation,
-            action_weighed=decided.action_weighed, named=settings.decision != "model",
+            asks_action=decided.asks_action, named=settings.decision != "model",
         )
         for grammar_tools in tries:
             try:

@@ -12,9 +12,10 @@ Four named decisions (``decision=`` on the tool methods):
   first) may be called, and a call is kept only if one value it chose was said.
 - ``"action"`` (the default): ``"meaning"`` plus whether the request asks for something to be
   done at all (``_intent.py``): a request that only shares a topic with a tool is answered in
-  words. Where it weighed that signal, the default ``arguments="auto"`` is ``"free_then_copied"``,
-  whose second call is said by construction (so grounding no longer tells a topic from a
-  request: this signal does).
+  words. Where that signal says the request asks for an action, the default
+  ``arguments="auto"`` is ``"free_then_copied"``, whose second call is said by construction (so
+  grounding no longer tells a topic from a request: the signal does); where it reads as a
+  question, ``"free"``, so grounding still turns a call nothing said supports into an answer.
 - ``"words"``: the earlier word rules alone — a tool may be called when it shares a content word
   with the request; a call must be grounded (fully, when no tool shares a word).
 - ``"model"``: the model alone — it writes freely and calls when it opens a call (the call
@@ -109,13 +110,14 @@ class Plan:
     ``tools``: the tools the call step may use, best first (empty: answer in words).
     ``grounding``: which calls are kept — all ("none" checked), those with "some" value that
     was said, or those with "every" chosen value said. ``lazy``: the model writes freely and a
-    call starts only where it opens one. ``action_weighed``: the ranking counted whether the
-    request asks for an action (``"action"`` with its signal), which ``arguments="auto"`` reads."""
+    call starts only where it opens one. ``asks_action``: the ranking weighed whether the request
+    asks for an action (``"action"`` with its signal) and found it does (the signal above 0),
+    which ``arguments="auto"`` reads."""
 
     tools: list[Tool]
     grounding: Grounding = "some"
     lazy: bool = False
-    action_weighed: bool = False
+    asks_action: bool = False
 
 
 @dataclass(frozen=True)
@@ -249,11 +251,11 @@ def plan(
             UserWarning, stacklevel=outside_structgen(),
         )
     ranked = yield from weigh(tools, conversation, meanings, action=decision == "action")
-    best, weighed = ranked[0].score, ranked[0].action is not None
+    best, asks = ranked[0].score, ranked[0].action is not None and ranked[0].action > 0
     if best <= 0 and not required:
-        return Plan([], action_weighed=weighed)
+        return Plan([], asks_action=asks)
     offered = [e.tool for e in ranked if (e.score > 0 or required) and e.score >= best - MARGIN]
-    return Plan(offered[:MAX_OFFERED], "none" if required else "some", action_weighed=weighed)
+    return Plan(offered[:MAX_OFFERED], "none" if required else "some", asks_action=asks)
 
 
 def probability(score: float) -> float:
