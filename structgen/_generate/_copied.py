@@ -60,8 +60,8 @@ def argument_tries(
     ``"copied"``, their free strings limited to runs of what was said; ``"free_then_copied"``,
     the first, then the second; ``"auto"``, ``"free_then_copied"`` when ``asks_action`` (the
     decision weighed the action-or-answer signal, and the request asks for an action), else
-    ``"free"``. ``named``: each try
-    allows only the listed values the request names (:func:`named_tools`)."""
+    ``"free"``. ``named``: each try allows only the listed values the request names
+    (:func:`named_tools`)."""
     if named:
         tools = named_tools(tools, said(conversation, tool_results=False))
     if setting == "auto":

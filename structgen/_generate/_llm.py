@@ -270,7 +270,8 @@ class LLM:
         (the word-overlap rules alone) or "model" (the model's own choice, never overruled);
         see docs/tools.md, "Calling or answering".
         ``arguments``: "auto" (the default: "free_then_copied" where the decision weighed
-        the action signal and found the request asks for an action, "free" elsewhere), "free" (the model writes every value), "copied" (a free string — no
+        the action signal and found the request asks for an action, "free" elsewhere), "free"
+        (the model writes every value), "copied" (a free string — no
         ``enum``, ``const``, ``pattern`` or ``format`` — may only be a run of the words of the
         latest user message and the tool results after it) or "free_then_copied" (a call
         refused because none of its values was said is written again as under "copied").
