@@ -39,11 +39,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bfcl import Bounds, model_path, start_runner  # noqa: E402
 from bench.tool_requests import (  # noqa: E402
-    HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, EXAMPLES, HOLDOUT5, HOLDOUT6, HOLDOUT7, FRESH, LIVE, NEIGHBOURS, TEST, TOOLS, TUNE, Kind,
+    HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, EXAMPLES, HOLDOUT5, HOLDOUT6, HOLDOUT7, HOLDOUT8, FRESH, LIVE, NEIGHBOURS, TEST, TOOLS, TUNE, Kind,
 )
 
 SPLITS = {"test": TEST, "holdout": HOLDOUT, "holdout2": HOLDOUT2, "holdout3": HOLDOUT3, "holdout4": HOLDOUT4,
-          "fresh": FRESH, "holdout5": HOLDOUT5, "holdout6": HOLDOUT6, "holdout7": HOLDOUT7, "live": LIVE, "neighbours": NEIGHBOURS, "tune": TUNE}
+          "fresh": FRESH, "holdout5": HOLDOUT5, "holdout6": HOLDOUT6, "holdout7": HOLDOUT7, "holdout8": HOLDOUT8, "live": LIVE, "neighbours": NEIGHBOURS, "tune": TUNE}
 from structgen._tools._tool import as_tools  # noqa: E402
 
 RUNNERS = ("structgen:meaning", "structgen:words", "structgen:model", "structgen:meaning/copied",
@@ -113,7 +113,7 @@ def main() -> None:
                              "written after decision='action' was chosen; holdout3, holdout4: written for "
                              "the refits of stop 35; holdout5: written in stop 36, read in stop 37; holdout6: "
                              "written in stop 38 for the sentence-fitted signal, read in stop 40; holdout7: "
-                             "written and read in stop 41; test: read "
+                             "written and read in stop 41; holdout8: the developer's own wording, written in stop 42 after the copy gate; test: read "
                              "once before a choice; tune: the split choices are made on")
     parser.add_argument("--examples", action="store_true",
                         help="give structgen (in-process) runners each tool's example requests (EXAMPLES)")

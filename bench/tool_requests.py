@@ -795,6 +795,53 @@ HOLDOUT7: dict[Kind, list[Request]] = {
     ],
 }
 
+#: Written by the developer at stop 42, after the copy gate was adopted and before any run of these,
+#: worded the way people type; many are questions, where the gate acts.
+HOLDOUT8: dict[Kind, list[Request]] = {
+    "plain": [
+        ("whats the weather forecast for glasgow this weekend", "get_forecast"),
+        ("send an email to tom@acme.io, subject deck, saying the deck is ready", "send_email"),
+        ("can you convert 250 pounds to dollars?", "convert_currency"),
+        ("set a reminder to call the dentist at 4pm", "set_reminder"),
+        ("what's the share price of NVDA right now?", "get_stock_price"),
+        ("translate 'where is the train station' into german pls", "translate_text"),
+        ("reserve a table at Nando's for 4 people at 7:30 tonight", "book_table"),
+        ("play some Fleetwood Mac", "play_music"),
+        ("directions from my office to heathrow airport? driving", "get_directions"),
+        ("any recipes with chickpeas and spinach?", "search_recipes"),
+        ("add a calendar event 'book club' on friday and invite anna and raj", "create_event"),
+        ("latest news about the ukraine ceasefire?", "get_news"),
+    ],
+    "paraphrase": [
+        ("do i need an umbrella in dublin tmrw?", "get_forecast"),
+        ("shoot jen@studio.co a quick note that i'm running late", "send_email"),
+        ("how many yen would i get for 300 bucks?", "convert_currency"),
+        ("ping me at 6 tonight to take the bins out", "set_reminder"),
+        ("how's tesla doing on the market today?", "get_stock_price"),
+        ("how do you say 'good luck with the exam' in italian?", "translate_text"),
+        ("can u get us a spot at Dishoom for 6 on saturday evening", "book_table"),
+        ("put on something chill, maybe lofi beats", "play_music"),
+        ("how do i get to the british museum from kings cross by tube?", "get_directions"),
+        ("what can i cook with leftover rice and 2 eggs?", "search_recipes"),
+        ("pencil in a team lunch next tuesday with maya and leo", "create_event"),
+        ("anything happening with the nhs strikes?", "get_news"),
+    ],
+    "no_tool": [
+        ("why is the weather in london always so grey?", None),
+        ("how do i write a polite email asking for a raise?", None),
+        ("why did the pound crash in 2016?", None),
+        ("any tips for remembering people's names?", None),
+        ("is it smart to buy stocks when the market is down?", None),
+        ("whats the hardest language for english speakers to learn?", None),
+        ("how much should i tip at a restaurant in new york?", None),
+        ("who sang 'dreams' originally?", None),
+        ("why do cab drivers know all the routes in london?", None),
+        ("is it ok to freeze cooked rice?", None),
+        ("how do i say no to a meeting invite without being rude?", None),
+        ("ugh long day. tell me something nice", None),
+    ],
+}
+
 #: Example requests for each tool (``Tool.examples``), as a tool's author would write them: written
 #: on 2026-12-05 (stop 41) by someone who saw only the tools' signatures and docstrings, no split,
 #: before any fit or run of them (one example that equalled a HOLDOUT7 request was replaced, by the

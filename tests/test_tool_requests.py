@@ -4,7 +4,7 @@ text, and TEST requests that never appear in TUNE."""
 
 from __future__ import annotations
 
-from bench.tool_requests import EXAMPLES, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, FRESH, LIVE, NEIGHBOURS, SEVERAL, CALLS_HOLDOUT, FRESH_CALLS, SHARED_VALUES, TEST, TYPED_CALLS, TOOLS, TUNE
+from bench.tool_requests import EXAMPLES, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, HOLDOUT8, FRESH, LIVE, NEIGHBOURS, SEVERAL, CALLS_HOLDOUT, FRESH_CALLS, SHARED_VALUES, TEST, TYPED_CALLS, TOOLS, TUNE
 from structgen._generate._tool_decision import relevant_tools
 from structgen._backends._seam import Message
 from structgen._tools._tool import as_tools
@@ -22,7 +22,7 @@ def test_twelve_typed_tools_and_thirty_requests_of_each_kind() -> None:
 
 def test_paraphrases_share_no_word_stem_with_any_tool() -> None:
     for requests in (TEST["paraphrase"], TUNE["paraphrase"], HOLDOUT["paraphrase"], HOLDOUT2["paraphrase"], HOLDOUT3["paraphrase"], HOLDOUT4["paraphrase"],
-                     HOLDOUT5["paraphrase"], HOLDOUT6["paraphrase"], HOLDOUT7["paraphrase"], NEIGHBOURS["paraphrase"], LIVE["paraphrase"], FRESH["paraphrase"]):
+                     HOLDOUT5["paraphrase"], HOLDOUT6["paraphrase"], HOLDOUT7["paraphrase"], HOLDOUT8["paraphrase"], NEIGHBOURS["paraphrase"], LIVE["paraphrase"], FRESH["paraphrase"]):
         for text, _ in requests:
             assert relevant_tools(TOOL_LIST, [Message("user", text)]) == [], text
 
