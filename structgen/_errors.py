@@ -35,6 +35,7 @@ __all__ = [
     "OutputValidationError",
     "RefusalError",
     "SchemaError",
+    "SlowGrammarError",
     "StructgenError",
     "ToolDefinitionError",
     "ToolExecutionError",
@@ -125,6 +126,21 @@ class GenerationError(StructgenError):
 class IncompleteOutputError(GenerationError):
     """``max_tokens`` (or, before it, the context window) ran out before the grammar completed;
     ``text`` holds the output so far and the message says which."""
+
+
+class SlowGrammarError(GenerationError):
+    """One step of llama.cpp's grammar sampler (masking the vocabulary, or checking or accepting
+    a token) took more CPU time than the backend's ``grammar_step_seconds``. Grammars whose
+    alternatives begin alike and nest (``anyOf`` branches of one type, recursive through a
+    ``$ref``) keep one parser stack per way of reading the text, and those multiply with every
+    level; the generation stops instead of hanging. ``text`` is the output so far, ``seconds``
+    the step's CPU time and ``limit`` the budget it exceeded."""
+
+    def __init__(self, message: str, *, text: str = "", usage: Any = None, seconds: float = 0.0,
+                 limit: float = 0.0) -> None:
+        self.seconds = seconds
+        self.limit = limit
+        super().__init__(message, text=text, usage=usage)
 
 
 class RefusalError(GenerationError):

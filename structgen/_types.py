@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
-from pydantic.errors import PydanticInvalidForJsonSchema
+from pydantic.errors import PydanticInvalidForJsonSchema, PydanticSchemaGenerationError
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
@@ -313,11 +313,23 @@ def _adapter(output_type: Any) -> TypeAdapter[Any]:
 
 
 def type_adapter(output_type: Any) -> TypeAdapter[Any]:
-    """A cached TypeAdapter (unhashable types get a fresh one)."""
+    """A cached TypeAdapter (unhashable types get a fresh one); UnsupportedSchemaError for
+    something Pydantic has no schema for (an instance, an arbitrary class)."""
     try:
-        return _adapter(output_type)
-    except TypeError:
-        return TypeAdapter(output_type)
+        try:
+            return _adapter(output_type)
+        except TypeError:
+            return TypeAdapter(output_type)
+    except PydanticSchemaGenerationError:
+        raise UnsupportedSchemaError(
+            f"Pydantic has no schema for {_shown(output_type)}: the output type must be one "
+            "Pydantic validates (a Pydantic model, a dataclass, a TypedDict, list[...], ...)",
+            pointer="#") from None
+
+
+def _shown(value: Any) -> str:
+    text = value.__qualname__ if isinstance(value, type) else repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def json_schema_of(output_type: Any) -> dict[str, Any]:

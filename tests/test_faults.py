@@ -12,12 +12,16 @@ import asyncio
 import gc
 import threading
 from collections.abc import Iterator
-from typing import Any
+import math
+from typing import Annotated, Any, Union
 
 import pytest
+from annotated_types import Len
 from pydantic import BaseModel, ValidationInfo, field_validator, model_validator
+from typing_extensions import TypeAliasType
 
 import structgen as sg
+from structgen.testing import ScriptedBackend
 from thread_support import in_threads
 
 model = pytest.mark.model
@@ -95,6 +99,46 @@ def test_a_prompt_longer_than_the_context_is_a_backend_error_and_the_model_stays
     with pytest.raises(sg.BackendError, match=r"the prompt has \d+ tokens; the context holds 256"):
         small.generate(Code, "Give the code. " + "The code is not here. " * 60)
     assert small.generate(Code, code_prompt(42)) == Code(value=42)
+
+
+# -- a grammar whose ways of reading the text multiply -------------------------------------------
+
+# Two list branches that begin alike, recursive: llama.cpp's sampler keeps a parser stack for
+# every way of reading each "[", so the stacks double with every level (docs/conversion.md).
+Nested = TypeAliasType("Nested", Union[Annotated[list["Nested"], Len(min_length=1)],
+                                       Annotated[list["Nested"], Len(max_length=3)], int])
+BRACKETS = "Copy this exactly: " + "[" * 20 + "1" + "]" * 20
+
+
+@model
+def test_a_grammar_step_over_the_budget_ends_in_a_typed_error_and_the_model_stays_usable(
+    llm: sg.LLM,
+) -> None:
+    backend: Any = llm.backend
+    default = backend.grammar_step_seconds
+    assert default == 2.0
+    backend.grammar_step_seconds = 0.5  # with 2 s this takes 36 s of CPU time (docs/generation.md)
+    try:
+        with pytest.raises(sg.SlowGrammarError, match="over the limit of 0.5 s") as caught:
+            llm.generate(Nested, BRACKETS)
+    finally:
+        backend.grammar_step_seconds = default
+    error = caught.value
+    assert error.limit == 0.5 < error.seconds
+    assert error.text.startswith("[[[") and set(error.text) == {"["}
+    assert error.usage.grammar_seconds >= error.seconds
+    assert llm.generate(Code, code_prompt(23)) == Code(value=23)
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, "2", True, math.nan])
+def test_the_grammar_step_budget_must_be_a_positive_number(bad: Any) -> None:
+    with pytest.raises(ValueError, match="grammar_step_seconds must be a number > 0"):
+        sg.LlamaCppBackend.load(None, grammar_step_seconds=bad)  # checked before loading
+
+
+def test_the_grammar_step_budget_is_a_model_option() -> None:
+    with pytest.raises(TypeError, match="model options are the backend's own"):
+        sg.LLM(backend=ScriptedBackend(), grammar_step_seconds=1.0)
 
 
 # Counting is no loop (each number differs), so the answer runs until the context is full.

@@ -72,6 +72,7 @@ PUBLIC = [
     "Score",
     "ScoreRequest",
     "ScoringBackend",
+    "SlowGrammarError",
     "StopGeneration",
     "StructgenError",
     "TemplatedBackend",
@@ -113,7 +114,8 @@ def test_one_error_hierarchy() -> None:
     errors = [getattr(structgen, n) for n in PUBLIC if n.endswith("Error")]
     assert all(issubclass(e, structgen.StructgenError) for e in errors)
     assert issubclass(structgen.UnsupportedSchemaError, structgen.SchemaError)
-    for e in ("IncompleteOutputError", "RefusalError", "OutputValidationError", "ValidatorError"):
+    for e in ("IncompleteOutputError", "RefusalError", "OutputValidationError", "ValidatorError",
+              "SlowGrammarError"):
         assert issubclass(getattr(structgen, e), structgen.GenerationError)
 
 

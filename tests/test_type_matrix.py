@@ -429,6 +429,14 @@ def test_a_field_without_json_schema_is_refused_by_name() -> None:
         Grammar.from_type(WithCallback)
 
 
+def test_an_output_type_pydantic_cannot_validate_is_refused_in_our_error() -> None:
+    for not_a_schema in (Thing, Thing(), Grammar.from_type(int)):
+        with pytest.raises(UnsupportedSchemaError, match="Pydantic has no schema for") as caught:
+            Grammar.from_type(not_a_schema)
+        assert caught.value.pointer == "#"
+        assert caught.value.__cause__ is None  # Pydantic's own error is not chained through
+
+
 class Holder(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 

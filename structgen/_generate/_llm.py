@@ -54,6 +54,9 @@ class LLM:
     batches); ``n_threads=N`` sets both, ``n_threads_batch=N`` batches alone.
     ``prompt_cache_bytes`` bounds the host memory that keeps earlier prompts' KV states, so a
     prefix seen before is not evaluated again (None: 256 MiB; 0: only the previous call's).
+    ``grammar_step_seconds`` bounds the CPU time of one step of llama.cpp's grammar sampler: a
+    grammar whose ways of reading the text multiply ends the call with SlowGrammarError instead
+    of hanging (None: 2 s; ``math.inf``: no limit).
     """
 
     def __init__(
@@ -69,6 +72,7 @@ class LLM:
         lookahead: int | None = None,
         prompt_cache_bytes: int | None = None,
         sequences: int | None = None,
+        grammar_step_seconds: float | None = None,
         backend: Backend | None = None,
         **llama_options: Any,
     ) -> None:
@@ -80,10 +84,11 @@ class LLM:
             backend = LlamaCppBackend.load(
                 model_path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, seed=seed,
                 lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes, sequences=sequences,
-                **llama_options
+                grammar_step_seconds=grammar_step_seconds, **llama_options
             )
         elif (model_path is not None or n_threads is not None or lookahead is not None
-              or prompt_cache_bytes is not None or sequences is not None or llama_options):
+              or prompt_cache_bytes is not None or sequences is not None
+              or grammar_step_seconds is not None or llama_options):
             raise TypeError("model options are the backend's own: give a model or a backend, not both")
         elif not isinstance(backend, Backend):
             raise TypeError(f"backend must implement complete() and close(), not {type(backend).__name__}")
@@ -100,16 +105,17 @@ class LLM:
     def from_llama(
         cls, llama: Any, *, seed: int = 0, max_tokens: int = 512, max_retries: int = 1,
         lookahead: int | None = None, prompt_cache_bytes: int | None = None,
-        sequences: int | None = None,
+        sequences: int | None = None, grammar_step_seconds: float | None = None,
     ) -> LLM:
         """Wrap an existing ``llama_cpp.Llama`` (it stays usable; the caller keeps ownership).
 
-        ``lookahead``, ``prompt_cache_bytes`` and ``sequences`` as for :class:`LlamaCppBackend`
-        (None: its defaults)."""
+        ``lookahead``, ``prompt_cache_bytes``, ``sequences`` and ``grammar_step_seconds`` as for
+        :class:`LlamaCppBackend` (None: its defaults)."""
         from .._backends.llamacpp import LlamaCppBackend
 
         backend = LlamaCppBackend(
-            llama, lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes, sequences=sequences
+            llama, lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes, sequences=sequences,
+            grammar_step_seconds=grammar_step_seconds,
         )
         return cls.from_backend(backend, seed=seed, max_tokens=max_tokens, max_retries=max_retries)
 

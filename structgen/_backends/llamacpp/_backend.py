@@ -19,10 +19,10 @@ from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..._errors import BackendError, GrammarError, StructgenError
+from ..._errors import BackendError, GrammarError, SlowGrammarError, StructgenError
 from ..._llama_log import silence_llama_logs
 from ..._model_path import check_model_file, default_model_path
-from ._grammar_state import CompiledGrammar, GrammarCache
+from ._grammar_state import CompiledGrammar, GrammarCache, StepTooSlow
 from ._lookup import DraftPolicy
 from ._lazy import Triggers, feed_constrained, run_free
 from ._batching import StepBatcher
@@ -52,6 +52,10 @@ GRAMMAR_CACHE_SIZE = 32
 #: Most tokens guessed by prompt lookup after a sampled token (0 turns guessing off).
 DEFAULT_LOOKAHEAD = 8
 
+#: CPU seconds one step of the native grammar sampler may take (see docs/generation.md,
+#: "Grammars that branch too much").
+DEFAULT_GRAMMAR_STEP_SECONDS = 2.0
+
 
 class LlamaCppBackend:
     """Runs constrained completions in this process on a llama.cpp model.
@@ -72,14 +76,20 @@ class LlamaCppBackend:
     one generation at a time. N > 1 makes a new context of N sequences of the ``Llama``'s
     ``n_ctx`` tokens each, so its KV cache takes N times the memory; see docs/generation.md,
     "Several generations at once".
+
+    ``grammar_step_seconds``: the CPU time one step of llama.cpp's grammar sampler may take
+    (masking the vocabulary, checking or accepting a token); a longer step ends the generation
+    with SlowGrammarError instead of letting it hang. None is DEFAULT_GRAMMAR_STEP_SECONDS
+    (2 s); ``math.inf`` sets no limit.
     """
 
     def __init__(self, llama: Any, *, owns_llama: bool = False,
                  lookahead: int | None = None, prompt_cache_bytes: int | None = None,
-                 sequences: int | None = None) -> None:
+                 sequences: int | None = None, grammar_step_seconds: float | None = None) -> None:
         import llama_cpp
 
         self.lookahead = _checked_lookahead(lookahead)
+        self.grammar_step_seconds = _checked_step_seconds(grammar_step_seconds)
         cache_bytes = _checked_cache_bytes(prompt_cache_bytes)
         self.sequences = _checked_sequences(sequences)
         silence_llama_logs()
@@ -144,6 +154,7 @@ class LlamaCppBackend:
         lookahead: int | None = None,
         prompt_cache_bytes: int | None = None,
         sequences: int | None = None,
+        grammar_step_seconds: float | None = None,
         **llama_options: Any,
     ) -> LlamaCppBackend:
         """Load a GGUF file (the default model when None) into a new ``llama_cpp.Llama``.
@@ -158,6 +169,7 @@ class LlamaCppBackend:
         _checked_lookahead(lookahead)  # before the slow load, not after
         _checked_cache_bytes(prompt_cache_bytes)
         _checked_sequences(sequences)
+        _checked_step_seconds(grammar_step_seconds)
         cpus = os.cpu_count() or 2
         llama_options.setdefault("n_threads_batch", n_threads or cpus)
         if n_threads is None:
@@ -178,7 +190,7 @@ class LlamaCppBackend:
         except Exception as e:
             raise BackendError(f"llama.cpp could not load {path}: {e}") from e
         return cls(llama, owns_llama=True, lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes,
-                   sequences=sequences)
+                   sequences=sequences, grammar_step_seconds=grammar_step_seconds)
 
     @property
     def _runner(self) -> ModelRunner:
@@ -270,16 +282,18 @@ class LlamaCppBackend:
             self._claim_context(runner)
             model_before = runner.seconds
             usage.cached_prompt_tokens = runner.prime(prompt)
-            state = compiled.new_state()
+            state = compiled.new_state(self.grammar_step_seconds)
         except (StructgenError, ContextFullError) as e:
             if isinstance(e, ContextFullError):
                 raise BackendError("the prompt does not fit in the context") from None
             raise
         except Exception as e:
             raise BackendError(f"llama.cpp failed: {e}") from e
+        decoder: ConstrainedDecoder | None = None
+        head = ""
         try:
             picker = TokenPicker(request.sampling)
-            head, budget = "", request.max_tokens
+            budget = request.max_tokens
             if request.triggers:
                 free, rest = run_free(
                     runner, self.tables, picker, Triggers(request.triggers),
@@ -330,6 +344,17 @@ class LlamaCppBackend:
                     usage.total_seconds += time.perf_counter() - started
                     yield Completion(head + decoder.text, "stop", usage)
                     return
+        except StepTooSlow as slow:
+            usage.grammar_seconds += state.seconds
+            usage.model_seconds += runner.seconds - model_before
+            usage.total_seconds += time.perf_counter() - started
+            raise SlowGrammarError(
+                f"one step of llama.cpp's grammar sampler took {slow.seconds:.1f} s of CPU time, "
+                f"over the limit of {slow.limit:g} s (grammar_step_seconds): the grammar keeps "
+                "too many ways of reading the text alive (alternatives that begin alike, nested "
+                "or recursive)",
+                text=head + (decoder.text if decoder is not None else ""), usage=usage,
+                seconds=slow.seconds, limit=slow.limit) from None
         except StructgenError:
             raise
         except Exception as e:
@@ -418,6 +443,14 @@ def _checked_sequences(sequences: int | None) -> int:
     if isinstance(sequences, bool) or not isinstance(sequences, int) or sequences < 1:
         raise ValueError("sequences must be an int >= 1")
     return sequences
+
+
+def _checked_step_seconds(seconds: float | None) -> float:
+    if seconds is None:
+        return DEFAULT_GRAMMAR_STEP_SECONDS
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
+        raise ValueError("grammar_step_seconds must be a number > 0 (math.inf: no limit)")
+    return float(seconds)
 
 
 def _checked_cache_bytes(prompt_cache_bytes: int | None) -> int:

@@ -33,6 +33,16 @@ _TOKEN_DATA = np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)]
 MAX_FORCED_BYTES = 256
 
 
+class StepTooSlow(Exception):
+    """One native grammar step used more CPU time than the state's ``step_limit``; the backend
+    turns it into SlowGrammarError with the text so far."""
+
+    def __init__(self, seconds: float, limit: float) -> None:
+        super().__init__(seconds, limit)
+        self.seconds = seconds
+        self.limit = limit
+
+
 class CompiledGrammar:
     """A GBNF grammar parsed by llama.cpp against one vocabulary."""
 
@@ -49,8 +59,10 @@ class CompiledGrammar:
             )
         self._sampler = sampler
 
-    def new_state(self) -> GrammarState:
-        return GrammarState(self.tables, self._lib.llama_sampler_clone(self._sampler))
+    def new_state(self, step_limit: float | None = None) -> GrammarState:
+        """A fresh parser state; ``step_limit``: CPU seconds one native step may take before
+        it raises StepTooSlow (None: no limit)."""
+        return GrammarState(self.tables, self._lib.llama_sampler_clone(self._sampler), step_limit)
 
     def __del__(self) -> None:
         sampler, self._sampler = getattr(self, "_sampler", None), None
@@ -93,10 +105,11 @@ class GrammarCache:
 class GrammarState:
     """One request's position in the grammar. Not thread-safe; one per generation."""
 
-    def __init__(self, tables: VocabTables, sampler: Any) -> None:
+    def __init__(self, tables: VocabTables, sampler: Any, step_limit: float | None = None) -> None:
         self.tables = tables
         self._lib = tables.lib
         self._sampler = sampler
+        self.step_limit = step_limit
         self.seconds = 0.0
         lib = self._lib
         # One-candidate array for checking a single token.
@@ -130,24 +143,33 @@ class GrammarState:
     def __del__(self) -> None:
         self.close()
 
+    def _charge(self, start: float, cpu: float) -> None:
+        """Count a step's wall time; raise StepTooSlow if its CPU time (this thread's, so that
+        other work on the machine does not count) exceeded the limit."""
+        self.seconds += time.perf_counter() - start
+        if self.step_limit is not None:
+            used = time.thread_time() - cpu
+            if used > self.step_limit:
+                raise StepTooSlow(used, self.step_limit)
+
     # -- checks -----------------------------------------------------------------------------
 
     def allows(self, token: int) -> bool:
         """Whether the grammar accepts ``token`` next (end-of-generation: the grammar is complete)."""
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         self._cell.id, self._cell.logit, self._cell.p = token, 0.0, 0.0
         self._one.size = 1
         self._lib.llama_sampler_apply(self._sampler, ctypes.byref(self._one))
-        self.seconds += time.perf_counter() - start
+        self._charge(start, cpu)
         return not math.isinf(self._cell.logit)
 
     def accept(self, token: int) -> bool:
         """Advance by ``token`` if the grammar allows it; False (and no change) otherwise."""
         if not self.allows(token):
             return False
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         self._lib.llama_sampler_accept(self._sampler, token)
-        self.seconds += time.perf_counter() - start
+        self._charge(start, cpu)
         return True
 
     def accept_prefix(self, tokens: Sequence[int]) -> int:
@@ -160,7 +182,7 @@ class GrammarState:
 
     def mask(self, logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         """A copy of ``logits`` with every token the grammar rejects set to -inf."""
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         if self._full is None:
             self._full = np.zeros(len(logits), dtype=_TOKEN_DATA)
             self._full["id"] = self.tables.ids[: len(logits)]
@@ -168,20 +190,20 @@ class GrammarState:
         full["logit"] = logits
         self._lib.llama_sampler_apply(self._sampler, ctypes.byref(self._array_over(full)))
         masked: npt.NDArray[np.float32] = full["logit"].copy()
-        self.seconds += time.perf_counter() - start
+        self._charge(start, cpu)
         return masked
 
     def mask_subset(
         self, ids: npt.NDArray[np.intc], logits: npt.NDArray[np.float32]
     ) -> npt.NDArray[np.float32]:
         """Like :meth:`mask`, for the candidates ``ids`` (with their ``logits``) only."""
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         subset = np.zeros(len(ids), dtype=_TOKEN_DATA)
         subset["id"] = ids
         subset["logit"] = logits
         self._lib.llama_sampler_apply(self._sampler, ctypes.byref(self._array_over(subset)))
         masked: npt.NDArray[np.float32] = subset["logit"].copy()
-        self.seconds += time.perf_counter() - start
+        self._charge(start, cpu)
         return masked
 
     # -- forced text --------------------------------------------------------------------------
@@ -197,9 +219,9 @@ class GrammarState:
 
     def complete(self) -> bool:
         """Whether the grammar can end here and allows nothing else (one probe, no clone)."""
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         allowed, may_end = self._probe_once(self._sampler)
-        self.seconds += time.perf_counter() - start
+        self._charge(start, cpu)
         return may_end and not allowed
 
     def forced(self) -> tuple[bytes, bool]:
@@ -208,7 +230,7 @@ class GrammarState:
         ``complete`` is True when the grammar can end here and allows nothing else. The state
         itself is not advanced: the probe runs on a native clone.
         """
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         try:
             allowed, may_end = self._probe_once(self._sampler)
             if not allowed:
@@ -228,11 +250,11 @@ class GrammarState:
                 self._lib.llama_sampler_free(probe)
             return bytes(forced), False
         finally:
-            self.seconds += time.perf_counter() - start
+            self._charge(start, cpu)
 
     def fork(self) -> GrammarState:
         """An independent copy of this state (for trying alternatives)."""
-        start = time.perf_counter()
-        copy = GrammarState(self.tables, self._lib.llama_sampler_clone(self._sampler))
-        self.seconds += time.perf_counter() - start
+        start, cpu = time.perf_counter(), time.thread_time()
+        copy = GrammarState(self.tables, self._lib.llama_sampler_clone(self._sampler), self.step_limit)
+        self._charge(start, cpu)
         return copy
