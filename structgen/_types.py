@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
-from pydantic.errors import PydanticInvalidForJsonSchema, PydanticSchemaGenerationError
+from pydantic.errors import PydanticInvalidForJsonSchema, PydanticSchemaGenerationError, PydanticUserError
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
-from ._errors import UnsupportedSchemaError
+from ._errors import SchemaError, UnsupportedSchemaError
 from ._memo import memo
 
 #: Dict keys (JSON object names) of integers, as Pydantic writes and reads them.
@@ -313,18 +315,32 @@ def _adapter(output_type: Any) -> TypeAdapter[Any]:
 
 
 def type_adapter(output_type: Any) -> TypeAdapter[Any]:
-    """A cached TypeAdapter (unhashable types get a fresh one); UnsupportedSchemaError for
-    something Pydantic has no schema for (an instance, an arbitrary class)."""
-    try:
+    """A cached TypeAdapter (unhashable types get a fresh one); Pydantic's refusals as ours."""
+    if isinstance(output_type, (dict, bool)):
+        raise TypeError(
+            f"the output type must be a type, not a {type(output_type).__name__}: for a JSON "
+            "Schema's grammar use Grammar.from_json_schema; to generate, give a Pydantic model")
+    with _pydantic_refusals(output_type):
         try:
             return _adapter(output_type)
         except TypeError:
             return TypeAdapter(output_type)
+
+
+@contextmanager
+def _pydantic_refusals(output_type: Any) -> Iterator[None]:
+    """Pydantic's errors about the type itself, as structgen's: no schema for it is an
+    UnsupportedSchemaError, any other (a forward reference not defined yet) a SchemaError."""
+    try:
+        yield
     except PydanticSchemaGenerationError:
         raise UnsupportedSchemaError(
             f"Pydantic has no schema for {_shown(output_type)}: the output type must be one "
             "Pydantic validates (a Pydantic model, a dataclass, a TypedDict, list[...], ...)",
             pointer="#") from None
+    except PydanticUserError as error:
+        raise SchemaError(f"Pydantic cannot build a schema for {_shown(output_type)}: {error.message}",
+                          pointer="#") from None
 
 
 def _shown(value: Any) -> str:
@@ -340,11 +356,12 @@ def json_schema_of(output_type: Any) -> dict[str, Any]:
     """
     try:
         if isinstance(output_type, type) and issubclass(output_type, BaseModel):
-            return output_type.model_json_schema(mode="validation",
-                                                 schema_generator=StructgenJsonSchema)
-        return type_adapter(output_type).json_schema(
-            mode="validation", schema_generator=StructgenJsonSchema
-        )
+            with _pydantic_refusals(output_type):
+                return output_type.model_json_schema(mode="validation",
+                                                     schema_generator=StructgenJsonSchema)
+        adapter = type_adapter(output_type)
+        with _pydantic_refusals(output_type):
+            return adapter.json_schema(mode="validation", schema_generator=StructgenJsonSchema)
     except _InvalidField as error:
         raise UnsupportedSchemaError(
             f"{_where(error.field_path)}Pydantic has no JSON Schema for {error.what}, so no "

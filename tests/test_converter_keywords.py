@@ -143,6 +143,17 @@ ARRAYS: list[Case] = [
 COMBINATORS: list[Case] = [
     ("anyOf", {"anyOf": [{"type": "integer"}, {"type": "string", "maxLength": 1}]},
      ['1', '"a"'], ['"ab"', 'null']),
+    ("anyOf of arrays whose counts touch", {"anyOf": [
+        {"type": "array", "items": {"type": "integer"}, "maxItems": 1},
+        {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 3}]},
+     ['[]', '[1]', '[1, 2]', '[1, 2, 3]'], ['[1, 2, 3, 4]', '["a"]']),
+    ("anyOf of arrays with a gap in their counts", {"anyOf": [
+        {"type": "array", "maxItems": 1}, {"type": "array", "minItems": 3}]},
+     ['[]', '[1]', '[1, 2, 3]', '[1, 2, 3, 4]'], ['[1, 2]']),
+    ("anyOf of recursive arrays", {"anyOf": [
+        {"type": "array", "items": {"$ref": "#"}, "minItems": 1},
+        {"type": "array", "items": {"$ref": "#"}, "maxItems": 3}, {"type": "integer"}]},
+     ['[]', '[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]', '[1, [2, 3], 4, 5]'], ['[[]', '"a"']),
     ("oneOf disjoint", {"oneOf": [{"type": "integer"}, {"type": "boolean"}]}, ['1', 'true'],
      ['"a"']),
     ("oneOf overlapping", {"oneOf": [{"minimum": 2}, {"maximum": 5}], "type": "number"},
@@ -247,3 +258,15 @@ def _check(schema: Any, good: list[str], bad: list[str]) -> None:
 )
 def test_keyword_table(name: str, schema: Any, good: list[str], bad: list[str]) -> None:
     _check(schema, good, bad)
+
+
+def test_arrays_alike_but_for_their_counts_are_one_array() -> None:
+    # Two list alternatives that begin alike would keep a parser stack each through every item,
+    # doubling with every level of nesting (docs/conversion.md).
+    touching = json_schema_to_gbnf({"anyOf": [
+        {"type": "array", "items": {"$ref": "#"}, "minItems": 1},
+        {"type": "array", "items": {"$ref": "#"}, "maxItems": 3}, {"type": "integer"}]})
+    assert touching.count('"["') == 1
+    gap = json_schema_to_gbnf({"anyOf": [{"type": "array", "maxItems": 1},
+                                         {"type": "array", "minItems": 3}]})
+    assert gap.count('"["') >= 2

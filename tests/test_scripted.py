@@ -161,3 +161,46 @@ def test_a_backend_and_model_options_together_are_a_type_error() -> None:
     with pytest.raises(TypeError, match="complete\\(\\) and close\\(\\)"):
         sg.LLM(backend=object())  # type: ignore[arg-type]
     assert isinstance(sg.LLM.from_backend(ScriptedBackend(), max_tokens=9), sg.LLM)
+
+
+class Later(BaseModel):
+    value: "NotDefinedYet"  # type: ignore[name-defined]  # noqa: F821
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda llm: llm.generate(Ticket, "hi", temperature="hot"), TypeError, "temperature must be a number"),
+    (lambda llm: llm.generate(Ticket, "hi", top_k=1.5), TypeError, "top_k must be an int"),
+    (lambda llm: llm.generate(Ticket, "hi", seed="x"), TypeError, "seed must be an int"),
+    (lambda llm: llm.generate(Ticket, "hi", system=5), TypeError, "system must be a str"),
+    (lambda llm: llm.generate({"type": "object"}, "hi"), TypeError, "not a dict: for a JSON Schema"),
+    (lambda llm: llm.generate(object(), "hi"), sg.UnsupportedSchemaError, "Pydantic has no schema for"),
+    (lambda llm: llm.generate(Later, "hi"), sg.SchemaError, "not fully defined"),
+    (lambda llm: llm.generate("NotDefinedYet", "hi"), sg.SchemaError, "not fully defined"),
+])
+def test_misuse_is_our_error_before_anything_is_asked(call: object, error: type[Exception],
+                                                      message: str) -> None:
+    llm, backend = llm_of(TICKET)
+    with pytest.raises(error, match=message) as caught:
+        call(llm)  # type: ignore[operator]
+    assert not isinstance(caught.value, pydantic_errors())
+    assert backend.requests == []
+
+
+def pydantic_errors() -> tuple[type[Exception], ...]:
+    from pydantic.errors import PydanticUserError
+    from pydantic_core import SchemaError as CoreSchemaError
+
+    return PydanticUserError, CoreSchemaError
+
+
+def test_misuse_of_structured_and_run_tools_is_a_plain_type_error() -> None:
+    with pytest.raises(TypeError, match="not the built-in int"):
+        sg.structured(int)
+    llm, _ = llm_of(TICKET)
+    with pytest.raises(TypeError, match="max_rounds must be an int, not str"):
+        llm.run_tools("hi", [forecast], max_rounds="3")  # type: ignore[arg-type]
+
+
+def forecast(city: str) -> str:
+    """The weather in a city."""
+    return "sunny"

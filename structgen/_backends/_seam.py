@@ -103,6 +103,14 @@ class SamplingSettings:
     seed: int | None = None
 
     def __post_init__(self) -> None:
+        for name in ("temperature", "top_p", "top_k", "min_p"):
+            value = getattr(self, name)
+            kinds = int if name == "top_k" else (int, float)
+            if isinstance(value, bool) or not isinstance(value, kinds):
+                noun = "an int" if name == "top_k" else "a number"
+                raise TypeError(f"{name} must be {noun}, not {type(value).__name__}")
+        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
+            raise TypeError(f"seed must be an int or None, not {type(self.seed).__name__}")
         if self.temperature < 0:
             raise ValueError("temperature must be >= 0")
         if not 0 < self.top_p <= 1:

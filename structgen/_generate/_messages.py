@@ -39,6 +39,8 @@ def as_messages(
     """Normalize the ways a caller can say what to ask into a list of messages."""
     result: list[Message] = []
     if system is not None:
+        if not isinstance(system, str):
+            raise TypeError("system must be a str")
         result.append(Message("system", system))
     for item in messages or ():
         result.append(as_message(item))

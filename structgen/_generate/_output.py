@@ -92,11 +92,11 @@ class OutputSpec(Generic[T]):
     """A type ready for generation: grammar (GBNF + root), validator, description, choices."""
 
     def __init__(self, output_type: Any, options: OutputOptions) -> None:
-        from .._types import json_schema_of
+        from .._types import json_schema_of, type_adapter
 
         self.output_type = output_type
         self.options = options
-        self.adapter: TypeAdapter[T] = TypeAdapter(output_type)
+        self.adapter: TypeAdapter[T] = type_adapter(output_type)
         self.schema: dict[str, Any] = json_schema_of(output_type)
         self.grammar = SchemaConverter.shared().convert(self.schema, options=options.grammar)
         self.refusal = options.grammar.refusal
@@ -131,6 +131,8 @@ class OutputSpec(Generic[T]):
         hint placed as ``hint_placement`` says (a system hint joins the caller's system text;
         a prompt hint goes into the last user message, before or after its text)."""
         hint = self.system_hint
+        if system is not None and not isinstance(system, str):
+            raise TypeError("system must be a str")
         conversation = as_messages(prompt, system=_join(system, hint), messages=messages)
         if system is None and hint is not None and conversation[0].role == "system" and messages:
             conversation = _merge_system(conversation)
@@ -247,7 +249,12 @@ def structured(cls: type[C] | None = None, /, **settings: Any) -> Any:
     def decorate(target: type[C]) -> type[C]:
         if not isinstance(target, type):
             raise TypeError("@structured decorates classes (Pydantic models, dataclasses, TypedDicts)")
-        setattr(target, _SPEC_ATTRIBUTE, OutputSpec(target, options))
+        spec: OutputSpec[C] = OutputSpec(target, options)
+        try:
+            setattr(target, _SPEC_ATTRIBUTE, spec)
+        except TypeError:  # a built-in type such as int takes no attributes
+            raise TypeError("@structured decorates classes of your own (Pydantic models, "
+                            f"dataclasses, TypedDicts), not the built-in {target.__name__}") from None
         return target
 
     return decorate(cls) if cls is not None else decorate

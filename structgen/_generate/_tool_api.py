@@ -118,6 +118,8 @@ class _Loop:
         self, caller: Caller, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource],
         output_type: Any, max_rounds: int, options: dict[str, Any],
     ) -> None:
+        if isinstance(max_rounds, bool) or not isinstance(max_rounds, int):
+            raise TypeError(f"max_rounds must be an int, not {type(max_rounds).__name__}")
         if max_rounds < 1:
             raise ValueError("max_rounds must be >= 1")
         if "tool_choice" in options:

@@ -46,6 +46,39 @@ def _annotated(atom: Atom) -> bool:
     return False
 
 
+def _counts_joined(atoms: list[Atom]) -> list[Atom]:
+    """Arrays alike in everything but their item counts, where the counts overlap or touch, as
+    one array (the first one's place). Two list alternatives that begin alike keep a parser stack
+    each through every item in llama.cpp's sampler, and nested in one another (recursive through
+    a reference) the stacks double with every level; one array keeps one."""
+    joined = True
+    while joined:
+        joined = False
+        kept: list[Atom] = []
+        for atom in atoms:
+            for i, other in enumerate(kept):
+                if isinstance(atom, ArrAtom) and isinstance(other, ArrAtom):
+                    union = _count_union(other, atom)
+                    if union is not None:
+                        kept[i], joined = union, True
+                        break
+            else:
+                kept.append(atom)
+        atoms = kept
+    return atoms
+
+
+def _count_union(x: ArrAtom, y: ArrAtom) -> ArrAtom | None:
+    """One array for ``x`` or ``y``, if they differ only in counts that overlap or touch."""
+    if replace(x, min_items=0, max_items=None) != replace(y, min_items=0, max_items=None):
+        return None
+    highs = [m for m in (x.max_items, y.max_items) if m is not None]
+    if highs and max(x.min_items, y.min_items) > min(highs) + 1:
+        return None  # a gap between the two ranges of counts
+    return replace(x, min_items=min(x.min_items, y.min_items),
+                   max_items=max(highs) if len(highs) == 2 else None)
+
+
 def _combined_needs(needs: tuple[Need, ...]) -> tuple[Need, ...]:
     """Needs as the grammar can hold them: each is met by a member of its own, so a need that
     another one implies goes (one member meets both); two independent ones are irreducible."""
@@ -94,9 +127,12 @@ class Algebra:
                     and atom not in _FULL and not _annotated(atom):
                 continue
             out[atom] = None
-        if len(out) > MAX_ATOMS:
+        atoms = list(out)
+        if sum(isinstance(a, ArrAtom) for a in atoms) > 1:
+            atoms = _counts_joined(atoms)
+        if len(atoms) > MAX_ATOMS:
             raise Irreducible(f"more than {MAX_ATOMS} alternatives")
-        return tuple(out)
+        return tuple(atoms)
 
     # ---------------------------------------------------------------- intersection
     def intersect(self, a: IR, b: IR, nested: bool = False) -> IR:
