@@ -333,6 +333,8 @@ def _pydantic_refusals(output_type: Any) -> Iterator[None]:
     UnsupportedSchemaError, any other (a forward reference not defined yet) a SchemaError."""
     try:
         yield
+    except PydanticInvalidForJsonSchema:
+        raise  # a field's: json_schema_of names the field
     except PydanticSchemaGenerationError:
         raise UnsupportedSchemaError(
             f"Pydantic has no schema for {_shown(output_type)}: the output type must be one "
