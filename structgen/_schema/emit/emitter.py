@@ -80,7 +80,7 @@ class Emitter:
             if expr is not None:
                 options.append(expr)
         if len(options) > 1:
-            return self.rules.add(hint, " | ".join(dict.fromkeys(options)))
+            return self.rules.add_union(hint, list(dict.fromkeys(options)))
         return options[0] if options else None
 
     def _string_unions(self, ir: IR, hint: str) -> dict[StringSpec, str | None]:

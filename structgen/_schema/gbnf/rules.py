@@ -7,6 +7,7 @@ from typing import Any
 
 from ..._escapes import MAX_GROUP_DEPTH
 from ..._memo import memo
+from .factor import factored_union
 
 _INVALID_NAME_CHARS = re.compile(r"[^a-zA-Z0-9-]+")
 _RULE_NAME = re.compile(r"[a-zA-Z0-9-]+")
@@ -80,6 +81,9 @@ class RuleSet:
         self._nesting: dict[str, int] = {}
         #: The rules made of groups nested too deep (in order, see ``_shallow``).
         self._hoisted: dict[str, None] = {}
+        #: The unions of values (``anyOf`` and the like), which ``to_gbnf`` factors
+        #: (``factor.py``).
+        self._unions: dict[str, None] = {}
 
     def _fresh(self, hint: str) -> str:
         base = rule_name_hint(hint)
@@ -104,6 +108,13 @@ class RuleSet:
         self._bodies[name] = body
         self._by_body[body] = name
         self._record(name, refs, nesting)
+        return name
+
+    def add_union(self, hint: str, options: list[str]) -> str:
+        """``add`` for a union of values: ``options | ...``, whose alternatives that begin
+        alike ``to_gbnf`` writes as their shared beginning and what differs."""
+        name = self.add(hint, " | ".join(options))
+        self._unions[name] = None
         return name
 
     def _record(self, name: str, refs: tuple[str, ...] | None, nesting: int | None) -> None:
@@ -142,6 +153,8 @@ class RuleSet:
         """Give a reserved name its body (``refs`` and ``nesting`` as for ``add``)."""
         if self._bodies.get(name, "") is not None:
             raise ValueError(f"rule {name!r} was not reserved or is already defined")
+        if self._by_body.get(body) in self._unions:  # a union's body, unaliased (see there)
+            self._unions[name] = None
         self._bodies[name] = body
         self._by_body.setdefault(body, name)
         self._record(name, refs, nesting)
@@ -158,6 +171,8 @@ class RuleSet:
             missing = [n for n, b in self._bodies.items() if b is None]
             raise ValueError(f"rules reserved but never defined: {missing}")
         reachable = self._reachable(root)
+        if self._factor_unions(reachable):
+            reachable = self._reachable(root)
         # In order (the set's is not stable), so that hoisted groups get the same names each time.
         names = sorted(reachable - {root})
         own, shallow = self._bodies, self._shallow
@@ -174,6 +189,24 @@ class RuleSet:
         lines = [f"{root} ::= {bodies.pop(root)}"]
         lines += [f"{n} ::= {bodies[n]}" for n in (sorted(bodies) if grew else names)]
         return "\n".join(lines) + "\n"
+
+    def _factor_unions(self, names: set[str]) -> bool:
+        """Rewrite the unions of values among ``names`` whose alternatives begin alike
+        (``factor.py``); whether any changed."""
+        changed = False
+        bodies = self._bodies
+        # In order: a union's factoring reads the bodies of its alternatives, which may be
+        # factored unions themselves.
+        for name in sorted(n for n in self._unions if n in names):
+            body = bodies[name]
+            if body:
+                factored = factored_union(body, bodies.get)
+                if factored is not None:
+                    self._bodies[name] = factored
+                    self._refs.pop(name, None)
+                    self._nesting.pop(name, None)
+                    changed = True
+        return changed
 
     def _shallow(self, name: str) -> str:
         """The body of ``name`` with its groups nested at most ``MAX_GROUP_DEPTH`` deep: a group
