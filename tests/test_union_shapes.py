@@ -27,6 +27,11 @@ class Branch(BaseModel):
     kind: Literal["branch"]
 
 
+class Note(BaseModel):
+    text: str
+    kind: Literal["note"]
+
+
 Node = Union[Leaf, Branch]
 Leaf.model_rebuild()
 Branch.model_rebuild()
@@ -66,6 +71,16 @@ def test_alternatives_that_begin_alike_are_factored_beside_one_that_does_not() -
     assert gbnf.gbnf.splitlines()[0].endswith('| "null"')
     assert most_stacks(gbnf.gbnf, json.dumps(tree(2))) == most_stacks(gbnf.gbnf, json.dumps(tree(12)))
     assert accepts(gbnf, "null")
+
+
+def test_within_a_group_those_that_share_more_are_factored_again() -> None:
+    # All three begin with "{"; the two with children first share them.
+    gbnf = Grammar.from_type(Union[Leaf, Branch, Note]).gbnf
+    root = gbnf.splitlines()[0]
+    assert root.startswith('root ::= "{" ( "\\"children\\"" ": "') and '"\\"text\\""' in root
+    assert most_stacks(gbnf, json.dumps(tree(2))) == most_stacks(gbnf, json.dumps(tree(12)))
+    assert accepts(gbnf, json.dumps({"text": "hi", "kind": "note"}))
+    assert not accepts(gbnf, json.dumps({"text": "hi", "kind": "leaf"}))
 
 
 def test_the_factored_grammar_decides_as_llama_cpp_does() -> None:

@@ -160,32 +160,53 @@ def _first_symbol(alternative: list[str], rule_body: Callable[[str], str | None]
 
 
 def _factored(alternatives: list[list[str]], rule_body: Callable[[str], str | None]) -> str | None:
-    """``P (x | y ...)`` for alternatives ``P x``, ``P y``...: None if ``P`` holds no rule
-    reference worth it."""
-    shared = 0
-    expansions = 0
+    """``P (x | y ...)`` for alternatives ``P x``, ``P y``..., factored again inside the group
+    where some of them share more; None if no shared part holds a rule reference."""
+    text, worth = _trie(alternatives, 0, rule_body, [MAX_EXPANSIONS])
+    return text if worth else None
+
+
+def _trie(alternatives: list[list[str]], start: int, rule_body: Callable[[str], str | None],
+          budget: list[int]) -> tuple[str, bool]:
+    """The alternatives (alike up to ``start``) written from ``start`` on as their shared part
+    and a group of the rest, the rest grouped again by how it begins; and whether a shared part
+    anywhere holds a rule reference. ``budget``: the rules that may still be opened up."""
+    shared = start
     while True:
-        # Extend the shared beginning as far as every alternative agrees.
+        # Extend the shared part as far as every alternative agrees.
         while all(len(a) > shared for a in alternatives) and \
                 all(a[shared] == alternatives[0][shared] for a in alternatives):
             shared += 1
         # Where they part, open up the rules that are one sequence and look again.
         opened = False
         for a in alternatives:
-            if len(a) > shared and expansions < MAX_EXPANSIONS:
+            if len(a) > shared and budget[0] > 0:
                 parts = _sequence(rule_body(a[shared]))
                 if parts:
                     a[shared:shared + 1] = list(parts)
-                    expansions += 1
+                    budget[0] -= 1
                     opened = True
         if not opened:
             break
-    prefix = alternatives[0][:shared]
-    if not any(rule_body(s) is not None and s not in _TRIVIAL for s in prefix):
-        return None
-    rests = list(dict.fromkeys(" ".join(a[shared:]) for a in alternatives))
+    prefix = alternatives[0][start:shared]
+    worth = any(rule_body(s) is not None and s not in _TRIVIAL for s in prefix)
+    by_start: dict[str, list[list[str]]] = {}
+    for a in alternatives:
+        by_start.setdefault(a[shared] if len(a) > shared else "", []).append(a)
+    rests: list[str] = []
+    for first, members in by_start.items():
+        if first and len(members) > 1:
+            text, below = _trie(members, shared, rule_body, budget)
+            if below:
+                rests.append(text)
+                worth = True
+                continue
+        rests += [" ".join(a[shared:]) for a in members]
+    rests = list(dict.fromkeys(rests))
     present = [r for r in rests if r]
     if not present:
-        return " ".join(prefix)
+        return " ".join(prefix), worth
+    if len(present) == 1 and len(rests) == 1:
+        return " ".join([*prefix, present[0]]), worth
     tail = f"( {' | '.join(present)} )" + ("?" if len(present) < len(rests) else "")
-    return " ".join([*prefix, tail])
+    return " ".join([*prefix, tail]), worth
