@@ -56,7 +56,7 @@ class LLM:
     prefix seen before is not evaluated again (None: 256 MiB; 0: only the previous call's).
     ``grammar_step_seconds`` bounds the CPU time of one step of llama.cpp's grammar sampler: a
     grammar whose ways of reading the text multiply ends the call with SlowGrammarError instead
-    of hanging (None: 2 s; ``math.inf``: no limit).
+    of hanging (None: 20 s; ``math.inf``: no limit).
     """
 
     def __init__(

@@ -54,7 +54,7 @@ DEFAULT_LOOKAHEAD = 8
 
 #: CPU seconds one step of the native grammar sampler may take (see docs/generation.md,
 #: "Grammars that branch too much").
-DEFAULT_GRAMMAR_STEP_SECONDS = 2.0
+DEFAULT_GRAMMAR_STEP_SECONDS = 20.0
 
 
 class LlamaCppBackend:
@@ -80,7 +80,7 @@ class LlamaCppBackend:
     ``grammar_step_seconds``: the CPU time one step of llama.cpp's grammar sampler may take
     (masking the vocabulary, checking or accepting a token); a longer step ends the generation
     with SlowGrammarError instead of letting it hang. None is DEFAULT_GRAMMAR_STEP_SECONDS
-    (2 s); ``math.inf`` sets no limit.
+    (20 s); ``math.inf`` sets no limit.
     """
 
     def __init__(self, llama: Any, *, owns_llama: bool = False,
