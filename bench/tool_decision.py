@@ -46,7 +46,7 @@ SPLITS = {"test": TEST, "holdout": HOLDOUT, "holdout2": HOLDOUT2, "holdout3": HO
           "fresh": FRESH, "holdout5": HOLDOUT5, "holdout6": HOLDOUT6, "holdout7": HOLDOUT7, "holdout8": HOLDOUT8, "live": LIVE, "neighbours": NEIGHBOURS, "tune": TUNE}
 from structgen._tools._tool import as_tools  # noqa: E402
 
-RUNNERS = ("structgen:meaning", "structgen:words", "structgen:model", "structgen:meaning/copied",
+RUNNERS = ("structgen:auto", "structgen:small-model", "structgen:meaning", "structgen:words", "structgen:model", "structgen:meaning/copied",
            "structgen:meaning/free_then_copied", "structgen:action", "structgen:action/copied", "structgen:action/free_then_copied",
            "structgen-server:action", "structgen-server-plain:action", "peer", "server")
 
@@ -101,7 +101,7 @@ def table(rows: list[dict[str, Any]], runners: list[str]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", default=None, help="gemma, or a GGUF path (default: SmolLM2)")
+    parser.add_argument("--model", default=None, help="gemma, qwen0.5b, qwen1.5b, or a GGUF path (default: SmolLM2)")
     parser.add_argument("--runners", default=",".join(RUNNERS))
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per request, every runner")
     parser.add_argument("--max-tokens", type=int, default=256)

@@ -67,7 +67,7 @@ from ._generate._generation import GenerateOptions
 from ._generate._output import HintPlacement
 from ._generate._tool_api import PromptOrMessages, ToolFormatName, ToolStreamEvent
 from ._generate._tool_calls import ToolChoice
-from ._generate._tool_policy import DecisionName
+from ._generate._tool_policy import DecisionName, PolicyName
 from ._grammar import ConverterCacheInfo, Grammar, SchemaConverter, Trigger, json_schema_to_gbnf
 from ._model_path import default_model_path
 from ._schema.options import Escapes, GrammarOptions, KeyOrder, PresetName, Whitespace
@@ -119,6 +119,7 @@ __all__ = [
     "ModelNotFoundError",
     "OpenAICompatibleBackend",
     "OutputValidationError",
+    "PolicyName",
     "PresetName",
     "PromptOrMessages",
     "Refusal",

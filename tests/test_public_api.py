@@ -59,6 +59,7 @@ PUBLIC = [
     "ModelNotFoundError",
     "OpenAICompatibleBackend",
     "OutputValidationError",
+    "PolicyName",
     "PresetName",
     "PromptOrMessages",
     "Refusal",

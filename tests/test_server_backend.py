@@ -1,24 +1,17 @@
 """The HTTP backend against a real llama.cpp server (llama-server) on the default model.
 
-The server binary is built once, portably, by ``.ci/llama-server`` (cached; ``make test`` runs
-it, and so does this module when ``STRUCTGEN_LLAMA_SERVER`` does not name a binary).
+The server comes from ``tests/server_support.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
-import socket
 import subprocess
 import sys
-import tempfile
 import threading
-import time
-import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,6 +21,7 @@ from pydantic import BaseModel
 import structgen as sg
 from structgen._errors import BackendError, GrammarError, IncompleteOutputError
 from structgen._backends._seam import Completion, CompletionRequest, Message
+from tests.server_support import free_port as _free_port, running_server as _running_server
 
 pytestmark = pytest.mark.model
 
@@ -37,58 +31,6 @@ ROOT = Path(__file__).resolve().parents[1]
 class City(BaseModel):
     city: str
     country: str
-
-
-def _server_binary() -> str:
-    named = os.environ.get("STRUCTGEN_LLAMA_SERVER")
-    if named:
-        return named
-    out = subprocess.run([str(ROOT / ".ci" / "llama-server")], check=True, capture_output=True,
-                         text=True, env={**os.environ, "PYTHON": sys.executable})
-    return out.stdout.strip().splitlines()[-1]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextmanager
-def _running_server(*options: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """A llama-server on the default model (one thread: the machine is shared), until exit.
-    Its log goes to a file: a pipe nobody reads fills up and stops the server mid-request."""
-    port = _free_port()
-    log = tempfile.TemporaryFile()
-    process = subprocess.Popen(
-        [_server_binary(), "-m", str(sg.default_model_path()), "--host", "127.0.0.1",
-         "--port", str(port), "-t", "1", *options],
-        stdout=subprocess.DEVNULL, stderr=log,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if process.poll() is not None:
-                log.seek(0)
-                raise RuntimeError(f"llama-server exited: {log.read().decode(errors='replace')[-2000:]}")
-            try:
-                with urllib.request.urlopen(url + "/health", timeout=2) as reply:
-                    if json.loads(reply.read()).get("status") == "ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("llama-server did not become ready in 120 s")
-            time.sleep(0.3)
-        yield url, process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
 
 
 @pytest.fixture(scope="module")

@@ -155,7 +155,8 @@ def test_under_auto_a_later_call_must_add_a_word_the_user_said() -> None:
 def test_under_auto_a_second_call_is_always_offered() -> None:
     """The grammar of a judged "auto" turn makes the model write a second call (small models stop
     after one where two were asked for); it is kept only as the rule of later calls says. A
-    required call, or the model's own choice (``decision="model"``), is not made to."""
+    required call is not made to; the model's own turn (``decision="model"``) is, once it has
+    opened a call (tool-trained models also write one call of two)."""
     with pytest.raises(sg.BackendError, match="does not allow"):
         sg.LLM.from_backend(ScriptedBackend(call("Paris"))).call_tools("Tell me about paris.", [lookup], decision="words")
     backend = ScriptedBackend(written("Paris"))
@@ -167,7 +168,7 @@ def test_under_auto_a_second_call_is_always_offered() -> None:
     assert "{0,3}" in required.requests[0].gbnf
     model = ScriptedBackend(call("Paris"), check_grammar=False)
     sg.LLM.from_backend(model).call_tools("Tell me about paris.", [lookup], decision="model")
-    assert "{0,3}" in model.requests[0].gbnf
+    assert "{1,3}" in model.requests[0].gbnf and model.requests[0].triggers
 
 
 def test_a_turn_stopped_mid_stream_counts_what_was_written() -> None:

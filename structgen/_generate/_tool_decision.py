@@ -60,7 +60,7 @@ def relevant_tools(tools: Sequence[Tool], conversation: Sequence[Message]) -> li
 
 def grounded(
     calls: Sequence[ToolCall], conversation: Sequence[Message], *, fully: bool = False,
-    earlier: Sequence[ToolCall] = (),
+    earlier: Sequence[ToolCall] = (), across_tools: bool = False,
 ) -> bool:
     """Whether some call is new and grounded in what was said (:func:`said`): it repeats no
     call made earlier in the conversation, and one of the values it chose appears there as
@@ -72,7 +72,8 @@ def grounded(
     ``earlier``: the calls the same turn made before; a call after some of the same tool must
     also add a said word none of those chose (a second call that only changes a listed value,
     or repeats part of a place an earlier call named, adds nothing the user asked for; another
-    tool may take the same values: "the median and the variance of 3, 4, 5")."""
+    tool may take the same values: "the median and the variance of 3, 4, 5"). With
+    ``across_tools`` the word must be new to every earlier call, whatever its tool."""
     heard = _words(said(conversation))
     made = {
         (c["function"]["name"], canonical(c["function"]["arguments"]))
@@ -88,7 +89,7 @@ def grounded(
         found = [_heard(value, heard) for value in values]
         if not ((all(found) and values) if fully else any(found)):
             continue
-        before = [c for c in earlier if c.name == call.name]
+        before = [c for c in earlier if across_tools or c.name == call.name]
         used = {w for c in before for value in chosen_values(c) for w in word_list(value)}
         if not before or any(ok and _adds(value, heard, used) for value, ok in zip(values, found)):
             return True

@@ -31,7 +31,7 @@ from .._errors import GrammarError
 from .._gbnf import parse_gbnf
 from .._gbnf._analysis import references_by_rule
 from .._grammar import Grammar
-from .._schema.options import SEPARATORS
+from .._schema.options import FLEXIBLE_WHITESPACE_LIMIT, SEPARATORS
 from .._tools._grammar import TOOL_GRAMMAR_OPTIONS, call_schema
 from .._tools._tool import Tool
 from ._choice_table import choice_table
@@ -62,28 +62,62 @@ class ToolFormat:
     native: bool = False
     max_calls: int | None = None  # the most calls the family writes in one turn
     marker: str = ""  # text found only in chat templates of this family
+    #: Other wrappers (before, after) the family's models write around a call: read back, and
+    #: triggered on when the model decides, but never forced (the first wrapper is the format's).
+    also: tuple[tuple[str, str], ...] = ()
 
     @property
     def opener(self) -> str:
         return self.before + self.each_before
 
+    @property
+    def wrappers(self) -> tuple[tuple[str, str], ...]:
+        return ((self.each_before, self.each_after), *self.also)
+
+    def triggers(self, tools: Sequence[Tool]) -> tuple[str, ...]:
+        """The regex triggers of a turn where the model decides: the format's opener, and each
+        other wrapper followed by the start of a call to one of ``tools``, spelled as the
+        grammar spells it (what a trigger matched must be text the grammar accepts). Each
+        pattern is one group, so llama.cpp and the in-process sampler agree that the grammar
+        takes over where the match starts."""
+        names = "|".join(re.escape(t.name) for t in tools)
+        space = f"\\s{{0,{FLEXIBLE_WHITESPACE_LIMIT}}}"
+        head = f'\\{{{space}"name"{space}:{space}"(?:{names})"'
+        found = [f"({_pattern(self.opener)})" if self.opener else ""]
+        found += [f"({_pattern(self.before + before)}{head})" for before, _ in self.also]
+        return tuple(found)
+
+    def opening(self, text: str, tools: Sequence[Tool]) -> int | None:
+        """Where the first call of a turn where the model decides starts in ``text`` (None: the
+        model answered in words)."""
+        starts = [m.start() for p in self.triggers(tools) if (m := re.search(p, text))]
+        return min(starts, default=None)
+
     # -- grammar ------------------------------------------------------------------------------
 
-    def grammar(self, tools: Sequence[Tool], *, max_calls: int, min_calls: int = 1
+    def grammar(self, tools: Sequence[Tool], *, max_calls: int, min_calls: int = 1, lazy: bool = False
                 ) -> tuple[Grammar, ChoiceTable | None]:
         """The grammar of a turn of min_calls..max_calls calls, and its whole-alternative choices
-        (built once per format, tool names and schemas, and call counts)."""
+        (built once per format, tool names and schemas, and call counts). ``lazy``: the turn
+        starts at one of :meth:`triggers`, so each call may be in any wrapper the family writes."""
         key = tuple((t.name, json.dumps(t.parameters)) for t in tools)  # key order is meaningful
         most = min(max_calls, self.max_calls or max_calls)
-        return _turn_grammar(self, key, most, min(min_calls, most))
+        return _turn_grammar(self, key, most, min(min_calls, most), lazy and bool(self.also))
 
-    def _build_grammar(self, tools: Sequence[Tool], max_calls: int, min_calls: int = 1
+    def _build_grammar(self, tools: Sequence[Tool], max_calls: int, min_calls: int = 1, lazy: bool = False
                        ) -> tuple[Grammar, ChoiceTable | None]:
         one = call_schema(tools, arguments_key=self.arguments_key)
-        choices = choice_table(one, separators=SEPARATORS["compact"], refusal=False) or None
-        call_rules = _renamed_root(Grammar.from_json_schema(one, options=TOOL_GRAMMAR_OPTIONS).gbnf, "tool-call")
-        item = f"{_literal(self.each_before)} tool-call {_literal(self.each_after)}".strip()
-        more = f"( {_literal(self.between)} {item} ){{{min_calls - 1},{max_calls - 1}}}" if max_calls > 1 else ""
+        # A model that decides writes its calls as it was trained to, often spread over lines:
+        # its whitespace is let through (bounded), and the name is left to the grammar alone.
+        options = replace(TOOL_GRAMMAR_OPTIONS, whitespace="flexible") if lazy else TOOL_GRAMMAR_OPTIONS
+        choices = None if lazy else choice_table(one, separators=SEPARATORS["compact"], refusal=False) or None
+        call_rules = _renamed_root(Grammar.from_json_schema(one, options=options).gbnf, "tool-call")
+        wrapped = [f"{_literal(b)} tool-call {_literal(a)}".strip() for b, a in self.wrappers[: None if lazy else 1]]
+        item = wrapped[0] if len(wrapped) == 1 else "( " + " | ".join(wrapped) + " )"
+        between = _literal(self.between)
+        if lazy and self.between == "\n":  # blocks of calls are often set apart by a blank line
+            between = '( "\\n" | "\\n\\n" )'
+        more = f"( {between} {item} ){{{min_calls - 1},{max_calls - 1}}}" if max_calls > 1 else ""
         turn = f"{_START_RULE} ::= {_literal(self.before)} {item} {more} {_literal(self.after)}"
         text = re.sub(r" +", " ", turn).rstrip() + "\n" + call_rules
         return Grammar(text, root=_START_RULE), _at_every_call(choices)
@@ -143,20 +177,22 @@ class ToolFormat:
         return calls
 
     def call_start(self, text: str, start: int) -> int:
-        """Where the call whose JSON object starts at ``start`` begins, separator included:
-        cutting there and appending ``after`` leaves the turn's earlier calls."""
-        cut = start - len(self.each_before)
-        if self.between and text[:cut].endswith(self.between):
+        """Where the call whose JSON object starts at ``start`` begins, wrapper and separator
+        included: cutting there and appending ``after`` leaves the turn's earlier calls."""
+        head = text[:start]
+        wrapper = next((b for b, _ in self.wrappers if b and head.endswith(b)), "")
+        cut = start - len(wrapper)
+        while self.between and text[:cut].endswith(self.between):
             cut -= len(self.between)
         return cut
 
 
 @memo(64)
 def _turn_grammar(
-    fmt: ToolFormat, tools: tuple[tuple[str, str], ...], max_calls: int, min_calls: int
+    fmt: ToolFormat, tools: tuple[tuple[str, str], ...], max_calls: int, min_calls: int, lazy: bool
 ) -> tuple[Grammar, ChoiceTable | None]:
     schemas = [Tool(name, "", json.loads(parameters)) for name, parameters in tools]
-    return fmt._build_grammar(schemas, max_calls, min_calls)
+    return fmt._build_grammar(schemas, max_calls, min_calls, lazy)
 
 
 def _at_every_call(choices: ChoiceTable | None) -> ChoiceTable | None:
@@ -180,6 +216,11 @@ def _renamed_root(gbnf: str, name: str) -> str:
     ):
         raise GrammarError(f"cannot rename the root rule of a tool grammar to {name!r}")
     return re.sub(r"^root ::=", f"{name} ::=", gbnf, count=1, flags=re.MULTILINE)
+
+
+def _pattern(text: str) -> str:
+    """``text`` as a regex both Python and llama.cpp (ECMAScript) read literally."""
+    return re.escape(text).replace("\\\n", "\\n")
 
 
 def _literal(text: str) -> str:
@@ -276,6 +317,8 @@ JSON_FORMAT = ToolFormat("json", "arguments", before="[", between=", ", after="]
 HERMES_FORMAT = ToolFormat(
     "hermes", "arguments", before="", between="\n", after="", each_before="<tool_call>\n",
     each_after="\n</tool_call>", native=True, marker="<tool_call>",
+    # Qwen2.5-Coder writes its calls as fenced JSON, or as a bare object (read, never forced).
+    also=(("```json\n", "\n```"), ("```\n", "\n```"), ("", "")),
 )
 #: Llama 3.1-3.3 JSON tool calls: one call a turn, its arguments under "parameters".
 LLAMA3_FORMAT = ToolFormat(

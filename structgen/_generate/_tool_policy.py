@@ -18,12 +18,16 @@ Four named decisions (``decision=`` on the tool methods):
   question, ``"free"``, so grounding still turns a call nothing said supports into an answer.
 - ``"words"``: the earlier word rules alone — a tool may be called when it shares a content word
   with the request; a call must be grounded (fully, when no tool shares a word).
-- ``"model"``: the model alone — it writes freely and calls when it opens a call (the call
-  grammar is lazy on the format's opener); nothing it writes is overruled. For models large
-  enough to judge, which a small model's word-overlap override would only make worse.
+- ``"model"``: the model alone — it writes freely and calls when it opens a call, in any form
+  its format's family writes (the call grammar is lazy on those openers); its first call is
+  never overruled. After it, a second call is offered and kept only where it adds a word the
+  user said that no earlier call chose: tool-trained models, too, write one call where two were
+  asked for.
 
-docs/tools.md says when to pick which; docs/benchmarks.md ("The action decision") has the
-numbers that made ``"action"`` the default.
+A *policy* names a decision with its arguments setting: ``"model"`` for models whose chat
+template renders tools (trained to call them), ``"small-model"`` (``"action"`` with
+``arguments="auto"``) for the others; ``policy="auto"`` picks by the template. docs/tools.md
+says when to pick which; docs/benchmarks.md has the numbers behind each.
 """
 
 from __future__ import annotations
@@ -48,6 +52,32 @@ from ._warnings import outside_structgen
 DecisionName = Literal["meaning", "action", "words", "model"]
 DECISIONS: tuple[DecisionName, ...] = ("meaning", "action", "words", "model")
 DEFAULT_DECISION: DecisionName = "action"
+
+PolicyName = Literal["auto", "model", "small-model"]
+"""How a turn under ``tool_choice="auto"`` is decided: ``"model"`` (the model's own choice,
+read in the forms it writes), ``"small-model"`` (the scored gate, grounding and copied
+arguments fitted on models too small to judge), or ``"auto"``, by what the model is."""
+POLICIES: tuple[PolicyName, ...] = ("auto", "model", "small-model")
+#: The decision each named policy makes (``arguments`` follows: "free" under "model", "auto"
+#: under "small-model").
+POLICY_DECISIONS: dict[str, DecisionName] = {"model": "model", "small-model": DEFAULT_DECISION}
+#: What ``policy="auto"`` means for a model whose chat template renders tools (True: trained to
+#: call them) and for one whose template knows none. Both are "small-model" because, on BFCL's
+#: held-out half, "model" did not beat it on either Qwen2.5-Coder model (docs/benchmarks.md,
+#: "Function calling on tool-trained models"): its gate keeps irrelevant requests from calls.
+AUTO_POLICY: dict[bool, Literal["model", "small-model"]] = {True: "small-model", False: "small-model"}
+
+
+def resolve_policy(policy: PolicyName, native: bool) -> Literal["model", "small-model"]:
+    """The policy ``policy`` names for a model whose chat template renders tools (``native``)
+    or not (:data:`AUTO_POLICY`)."""
+    if policy not in POLICIES:
+        raise ValueError(f"policy must be one of {', '.join(map(repr, POLICIES))}, not {policy!r}")
+    if policy == "auto":
+        return AUTO_POLICY[native]
+    return policy
+
+
 Grounding = Literal["none", "some", "every"]
 
 #: What the request is compared with when no tool is in view (the channel score's baseline).
@@ -264,6 +294,7 @@ def probability(score: float) -> float:
 
 
 __all__ = [
-    "CHAT_CONTEXT", "DECISIONS", "DEFAULT_DECISION", "DecisionName", "Evidence", "Meanings", "Plan",
+    "CHAT_CONTEXT", "DECISIONS", "DEFAULT_DECISION", "DecisionName", "POLICIES", "POLICY_DECISIONS",
+    "AUTO_POLICY", "PolicyName", "resolve_policy", "Evidence", "Meanings", "Plan",
     "channel_scores", "channel_steps", "plan", "probability", "tool_context", "weigh",
 ]

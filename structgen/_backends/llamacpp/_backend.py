@@ -308,7 +308,7 @@ class LlamaCppBackend:
                     yield Completion(free.text, "stop" if free.stopped else "length", usage)
                     return
                 try:
-                    accepted, count = feed_constrained(runner, self.tables, state, rest, usage)
+                    accepted, count = feed_constrained(runner, self.tables, state, rest, usage, free.pending)
                 except ContextFullError:  # no room left for the trigger's text
                     usage.model_seconds += runner.seconds - model_before
                     usage.total_seconds += time.perf_counter() - started
@@ -340,6 +340,7 @@ class LlamaCppBackend:
                     yield event
                 except StopGeneration:  # the caller needs no more: what was spent so far
                     run.close()
+                    usage.grammar_seconds += state.seconds
                     usage.model_seconds += runner.seconds - model_before
                     usage.total_seconds += time.perf_counter() - started
                     yield Completion(head + decoder.text, "stop", usage)

@@ -32,6 +32,9 @@ class FreeText:
     triggered: bool
     produced: int
     stopped: bool  # the model ended the answer (end of generation) before any trigger
+    #: The tokens from the trigger on, still in the cache: sampled, evaluated, not yet checked
+    #: by the grammar (empty where the trigger starts inside a token: those are re-spelled).
+    pending: tuple[int, ...] = ()
 
 
 class Triggers:
@@ -87,6 +90,12 @@ def run_free(
             start = triggers.start(text)
         if start is not None:
             kept = sum(1 for end in ends if end <= start)
+            after = tokens[kept:]
+            if (ends[kept - 1] if kept else 0) == start and not triggers.tokens.intersection(after):
+                # The trigger starts where a token does: what the model wrote from there on is
+                # kept as it is, to be checked by the grammar without being evaluated again.
+                usage.sampled_tokens += kept
+                return FreeText(text[:start], True, kept, False, tuple(after)), text[start:]
             runner.truncate(base + kept)
             usage.sampled_tokens += kept
             head = text[ends[kept - 1] if kept else 0 : start]
@@ -101,22 +110,40 @@ def run_free(
 
 
 def feed_constrained(
-    runner: ModelRunner, tables: VocabTables, state: GrammarState, text: str, usage: Usage
+    runner: ModelRunner, tables: VocabTables, state: GrammarState, text: str, usage: Usage,
+    pending: tuple[int, ...] = (),
 ) -> tuple[str, int]:
-    """Feed the trigger's text through the grammar (checked token by token) and evaluate it.
+    """Feed the trigger's text through the grammar (checked token by token) and evaluate it;
+    with ``pending`` (the free phase's own tokens of that text, already in the cache), check
+    those instead, and drop from the cache the ones the grammar refuses.
 
     Returns the text accepted and the number of tokens; what the grammar does not accept is
     dropped (the model continues under the grammar from the accepted part)."""
-    tokens = tables.tokenize(text, parse_special=True)
-    accepted = tokens[: state.accept_prefix(tokens)]
-    if accepted:
-        runner.decode(accepted)
-    elif runner.tokens:  # the logits must be current for the decoder: evaluate the last again
+    if pending:
+        taken = state.accept_prefix(pending)
+        accepted = list(pending[:taken])
+        usage.sampled_tokens += taken
+        if taken < len(pending):
+            runner.truncate(runner.position - (len(pending) - taken))
+            _refresh_logits(runner)
+    else:
+        tokens = tables.tokenize(text, parse_special=True)
+        accepted = tokens[: state.accept_prefix(tokens)]
+        if accepted:
+            runner.decode(accepted)
+        else:
+            _refresh_logits(runner)
+        usage.forced_tokens += len(accepted)
+    return b"".join(tables.pieces[t] for t in accepted).decode("utf-8", errors="replace"), len(accepted)
+
+
+def _refresh_logits(runner: ModelRunner) -> None:
+    """Evaluate the last cached token again: the decoder needs its logits, and a cut cache
+    keeps those of a token it no longer holds."""
+    if runner.tokens:
         last = runner.tokens[-1]
         runner.truncate(runner.position - 1)
         runner.decode([last])
-    usage.forced_tokens += len(accepted)
-    return b"".join(tables.pieces[t] for t in accepted).decode("utf-8", errors="replace"), len(accepted)
 
 
 __all__ = ["FreeText", "Triggers", "feed_constrained", "run_free"]
