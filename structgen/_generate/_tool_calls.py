@@ -172,8 +172,7 @@ def _call_turn(
             tools=template_tools, members=None if fmt.native or triggers else MemberRules(),
             triggers=triggers,
         )
-        reader = _CallReader(fmt, tools, keep, offered, lazy=decided.lazy,
-                             same_tool=not decided.lazy)
+        reader = _CallReader(fmt, tools, keep, offered, lazy=decided.lazy)
         completion: Completion | None = None
         yield Open(request)
         try:
@@ -295,10 +294,11 @@ class _CallReader:
     def __init__(
         self, fmt: ToolFormat, tools: Sequence[Tool],
         keep: Callable[[ToolCall, Sequence[ToolCall]], bool] | None = None, offered: int = 1,
-        *, lazy: bool = False, same_tool: bool = True,
+        *, lazy: bool = False,
     ) -> None:
-        #: Whether an offered call must call a tool an earlier call of the turn called.
-        self.same_tool = same_tool
+        #: Whether an offered call must call a tool an earlier call of the turn called: not in
+        #: the model's own turn, where ``keep`` asks a call of another tool for a new said word.
+        self.same_tool = not lazy
         self.fmt = fmt
         self.tools = tools
         #: Where the calls start: 0 when the grammar holds from the first token; under a lazy
