@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import time
+from functools import cached_property
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -62,26 +63,23 @@ class LlamaServerBackend:
             transport=transport, async_transport=async_transport,
         )
         self.base_url = self._http.base_url
-        self._template: str | None | bool = False  # False: not asked yet
 
     def __repr__(self) -> str:
         return f"LlamaServerBackend({self._http!r})"
 
-    @property
+    @cached_property
     def chat_template(self) -> str | None:
         """The model's chat template as the server reports it (``GET /props``, asked once), so
         that tool calls are written in its family's format; None where the server has none."""
-        if self._template is False:
-            try:
-                reply = self._http.client().get("/props")
-            except httpx.HTTPError as error:
-                raise self._http.failure("/props", error) from error
-            try:
-                template = reply.json().get("chat_template") if reply.status_code == 200 else None
-            except ValueError:
-                template = None
-            self._template = template if isinstance(template, str) and template else None
-        return self._template if isinstance(self._template, str) else None
+        try:
+            reply = self._http.client().get("/props")
+        except httpx.HTTPError as error:
+            raise self._http.failure("/props", error) from error
+        try:
+            template = reply.json().get("chat_template") if reply.status_code == 200 else None
+        except ValueError:
+            return None
+        return template if isinstance(template, str) and template else None
 
     def close(self) -> None:
         """Close the pooled connections; a later call opens new ones."""
