@@ -472,14 +472,20 @@ CHUNKED = {"qwen0.5b": "qwen2.5-coder-0.5b-instruct-q4_k_m", "qwen1.5b": "qwen2.
 
 
 def chosen_options(setting: str | None) -> dict[str, Any]:
-    """call_tools' options for ``--decision``: a policy ("auto", "model", "small-model"), or
-    "NAME" or "NAME/ARGUMENTS" (its decision= and arguments=)."""
+    """call_tools' options for ``--decision``: a named policy (``POLICIES``),
+    "NAME" or "NAME/ARGUMENTS" (its decision= and arguments=), or
+    "DECISION/ARGUMENTS/OFFERED_CALL[/OFFERED_TOOLS]" (a ``Policy`` of those rules)."""
+    from structgen import Policy
+    from structgen._generate._tool_policy import POLICIES
+
     if setting is None:
         return {}
-    if setting in ("auto", "model", "small-model"):
+    if setting in POLICIES:
         return {"policy": setting}
-    name, _, arguments = setting.partition("/")
-    return {"decision": name, **({"arguments": arguments} if arguments else {})}
+    name, *rest = setting.split("/")
+    if len(rest) >= 2:
+        return {"policy": Policy(name, *rest)}  # type: ignore[arg-type]
+    return {"decision": name, **({"arguments": rest[0]} if rest else {})}
 
 
 def model_path(choice: str | None) -> str:

@@ -14,10 +14,17 @@ left there (the same system message, another input: one call of the type with th
 as an application answering many inputs with one type does; each path warms its own cache and
 the warm-up is not timed.
 
-Prints, per task and in total: validity, tokens, seconds; then the ratios (a)/(b), (a)/(c) and
-structgen's grammar time as a share of model time. Usage::
+(b) and (c) get structgen's messages (the same prompt: only the decoding differs); with
+``--peer-prompt plain`` they get the task's prompt alone, as a user of llama-cpp-python writes it
+(the schema only in ``response_format``). ``--describe`` sets structgen's description of the
+output type (``@structured(describe=...)``: full, shape, listing, or none).
 
-    python bench/generate.py [--model PATH] [--threads N] [--max-tokens N] [--clock wall|cpu] [--warm]
+Prints, per task and in total: validity, prompt and completion tokens, seconds; then the ratios
+(a)/(b), (a)/(c) and structgen's grammar time as a share of model time; ``--json`` writes every
+row. Usage::
+
+    python bench/generate.py [--model PATH|qwen0.5b|qwen1.5b] [--threads N] [--max-tokens N]
+        [--clock wall|cpu] [--warm] [--describe STYLE] [--peer-prompt same|plain] [--json OUT]
 """
 
 from __future__ import annotations
@@ -36,8 +43,8 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from structgen import StructgenError  # noqa: E402
-from structgen._backends._seam import Usage  # noqa: E402
+from structgen import StructgenError, structured  # noqa: E402
+from structgen._backends._seam import Message, Usage  # noqa: E402
 from structgen._generate import LLM  # noqa: E402
 from structgen._generate._output import spec_for  # noqa: E402
 from structgen._generate._messages import as_messages  # noqa: E402
@@ -151,6 +158,7 @@ class Row:
     valid: bool
     tokens: int
     seconds: float
+    prompt_tokens: int = 0
 
 
 def cold_cache(llama: Any) -> None:
@@ -184,19 +192,21 @@ def run_structgen(llm: LLM, task: Task, max_tokens: int, show: bool, warm: bool 
     seconds = clock() - start
     if show:
         print(f"    (a) {text[:300]}")
-    return Row(valid, usage.completion_tokens, seconds), usage
+    return Row(valid, usage.completion_tokens, seconds, usage.prompt_tokens), usage
+
+
+#: What the peers are told: structgen's messages ("same") or the task's prompt alone ("plain").
+PEER_PROMPT = ["same"]
 
 
 def chat_messages(task: Task) -> list[dict[str, str]]:
-    spec = spec_for(task.output_type)
-    return [
-        {"role": m.role, "content": m.content}
-        for m in as_messages(task.prompt, system=spec.system_hint, messages=None)
-    ]
+    hint = spec_for(task.output_type).system_hint if PEER_PROMPT[0] == "same" else None
+    return [{"role": m.role, "content": m.content} for m in as_messages(task.prompt, system=hint, messages=None)]
 
 
-def llama_call(llm: LLM, task: Task, **options: Any) -> tuple[str, int]:
-    """One llama-cpp-python completion of the task's messages: (text, completion tokens).
+def llama_call(llm: LLM, task: Task, **options: Any) -> tuple[str, int, int]:
+    """One llama-cpp-python completion of the task's messages: (text, completion tokens,
+    prompt tokens).
 
     With a chat template in the GGUF file this is ``create_chat_completion``; a model without
     one gets ``create_completion`` on the very prompt text structgen rendered (same prompt),
@@ -205,16 +215,17 @@ def llama_call(llm: LLM, task: Task, **options: Any) -> tuple[str, int]:
     llama = llm.backend.llama  # type: ignore[attr-defined]
     if llama.metadata.get("tokenizer.chat_template"):
         out = llama.create_chat_completion(messages=chat_messages(task), temperature=0.0, **options)
-        return out["choices"][0]["message"]["content"] or "", out["usage"]["completion_tokens"]
+        usage = out["usage"]
+        return out["choices"][0]["message"]["content"] or "", usage["completion_tokens"], usage["prompt_tokens"]
     from llama_cpp.llama_grammar import LlamaGrammar
 
     response_format = options.pop("response_format", None)
     if response_format is not None:
         options["grammar"] = LlamaGrammar.from_json_schema(json.dumps(response_format["schema"]), verbose=False)
     template = llm.backend.template  # type: ignore[attr-defined]
-    prompt = template.text(as_messages(task.prompt, system=spec_for(task.output_type).system_hint, messages=None))
-    out = llama.create_completion(prompt=prompt, temperature=0.0, **options)
-    return out["choices"][0]["text"], out["usage"]["completion_tokens"]
+    messages = [Message(m["role"], m["content"]) for m in chat_messages(task)]
+    out = llama.create_completion(prompt=template.text(messages), temperature=0.0, **options)
+    return out["choices"][0]["text"], out["usage"]["completion_tokens"], out["usage"]["prompt_tokens"]
 
 
 def run_llama_schema(llm: LLM, task: Task, max_tokens: int, show: bool, warm: bool = False) -> Row:
@@ -226,7 +237,7 @@ def run_llama_schema(llm: LLM, task: Task, max_tokens: int, show: bool, warm: bo
         llama_call(llm, warm_input(task), response_format=response_format, max_tokens=1)
     start = clock()
     try:
-        text, tokens = llama_call(
+        text, tokens, prompt_tokens = llama_call(
             llm, task, response_format=response_format, max_tokens=max_tokens
         )
     except Exception as error:
@@ -240,7 +251,7 @@ def run_llama_schema(llm: LLM, task: Task, max_tokens: int, show: bool, warm: bo
         valid = True
     except ValidationError:
         valid = False
-    return Row(valid, tokens, seconds)
+    return Row(valid, tokens, seconds, prompt_tokens)
 
 
 def run_unconstrained(llm: LLM, task: Task, tokens: int, warm: bool = False) -> Row:
@@ -250,8 +261,8 @@ def run_unconstrained(llm: LLM, task: Task, tokens: int, warm: bool = False) -> 
     if warm:
         llama_call(llm, warm_input(task), max_tokens=1, logit_bias=banned)
     start = clock()
-    _text, produced = llama_call(llm, task, max_tokens=max(tokens, 1), logit_bias=banned)
-    return Row(True, produced, clock() - start)
+    _text, produced, prompt_tokens = llama_call(llm, task, max_tokens=max(tokens, 1), logit_bias=banned)
+    return Row(True, produced, clock() - start, prompt_tokens)
 
 
 def _eog_tokens(llama: Any) -> list[int]:
@@ -284,12 +295,21 @@ def main() -> None:
                              "the work done, whatever else the machine runs)")
     parser.add_argument("--warm", action="store_true",
                         help="every call finds a previous call of its type in the cache")
+    parser.add_argument("--describe", choices=("full", "shape", "listing", "none"), default=None,
+                        help="structgen's description of the output type (default: the library's)")
+    parser.add_argument("--peer-prompt", choices=("same", "plain"), default="same",
+                        help="the peers' messages: structgen's, or the task's prompt alone")
+    parser.add_argument("--json", type=Path, default=None, help="write every row here")
     args = parser.parse_args()
     if args.clock == "cpu":
         _CLOCK[0] = time.process_time
+    PEER_PROMPT[0] = args.peer_prompt
+    if args.describe is not None:
+        for task in TASKS:
+            structured(describe=False if args.describe == "none" else args.describe)(task.output_type)
 
     batch = {} if args.threads_batch is None else {"n_threads_batch": args.threads_batch}
-    llm = LLM(args.model, n_ctx=4096, n_threads=args.threads, max_retries=0, lookahead=args.lookahead,
+    llm = LLM(model_file(args.model), n_ctx=4096, n_threads=args.threads, max_retries=0, lookahead=args.lookahead,
               **batch)
     llama = llm.backend.llama  # type: ignore[attr-defined]
     print(f"model: {Path(llama.model_path).name}, vocabulary {llama.n_vocab()} tokens")
@@ -297,7 +317,7 @@ def main() -> None:
 
     rows: dict[str, list[Row]] = {"a": [], "b": [], "c": []}
     totals = Usage()
-    header = f"{'task':14} {'(a) ok tok   s':>17} {'(b) ok tok   s':>17} {'(c) tok   s':>13}"
+    header = f"{'task':14} {'(a) ok prompt tok   s':>24} {'(b) ok prompt tok   s':>24} {'(c) tok   s':>13}"
     print(header)
     for task in TASKS:
         a, usage = run_structgen(llm, task, args.max_tokens, args.show, args.warm)
@@ -307,8 +327,8 @@ def main() -> None:
         for key, row in zip("abc", (a, b, c)):
             rows[key].append(row)
         print(
-            f"{task.name:14} {_ok(a.valid):>4} {a.tokens:4} {a.seconds:6.2f}"
-            f" {_ok(b.valid):>4} {b.tokens:4} {b.seconds:6.2f}  {c.tokens:4} {c.seconds:6.2f}"
+            f"{task.name:14} {_ok(a.valid):>4} {a.prompt_tokens:6} {a.tokens:4} {a.seconds:6.2f}"
+            f" {_ok(b.valid):>4} {b.prompt_tokens:6} {b.tokens:4} {b.seconds:6.2f}  {c.tokens:4} {c.seconds:6.2f}"
         )
     seconds = {k: sum(r.seconds for r in v) for k, v in rows.items()}
     print()
@@ -336,7 +356,28 @@ def main() -> None:
         f"grammar time: {totals.grammar_seconds * 1000:.1f} ms = {share:.1%} of model time "
         f"({per_token:.2f} ms per sampled token; target <= 5%)"
     )
+    if args.json is not None:
+        args.json.write_text(json.dumps({
+            "what": "Typed generation: structgen vs llama-cpp-python's schema path vs unconstrained",
+            "command": "bench/generate.py " + " ".join(sys.argv[1:]),
+            "measured": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "model": Path(llama.model_path).name,
+            "rows": [
+                {"task": task.name, **{key: vars(rows[key][i]) for key in "abc"}} for i, task in enumerate(TASKS)
+            ],
+            "seconds": seconds,
+            "structgen_tokens": {"sampled": totals.sampled_tokens, "forced": totals.forced_tokens,
+                                 "prompt": totals.prompt_tokens},
+        }, indent=1) + "\n")
     llm.close()
+
+
+def model_file(choice: str | None) -> str | None:
+    """A GGUF path, or ``qwen0.5b`` / ``qwen1.5b``: the tool-trained models ``.ci/chunked-model``
+    assembles (``bench/bfcl.py``'s ``--model`` names)."""
+    from bfcl import CHUNKED, model_path
+
+    return model_path(choice) if choice in CHUNKED else choice
 
 
 def _ok(valid: bool) -> str:

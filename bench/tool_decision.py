@@ -46,7 +46,7 @@ SPLITS = {"test": TEST, "holdout": HOLDOUT, "holdout2": HOLDOUT2, "holdout3": HO
           "fresh": FRESH, "holdout5": HOLDOUT5, "holdout6": HOLDOUT6, "holdout7": HOLDOUT7, "holdout8": HOLDOUT8, "live": LIVE, "neighbours": NEIGHBOURS, "tune": TUNE}
 from structgen._tools._tool import as_tools  # noqa: E402
 
-RUNNERS = ("structgen:auto", "structgen:small-model", "structgen:meaning", "structgen:words", "structgen:model", "structgen:meaning/copied",
+RUNNERS = ("structgen:auto", "structgen:small-model", "structgen:tool-trained", "structgen:meaning", "structgen:words", "structgen:model", "structgen:meaning/copied",
            "structgen:meaning/free_then_copied", "structgen:action", "structgen:action/copied", "structgen:action/free_then_copied",
            "structgen-server:action", "structgen-server-plain:action", "peer", "server")
 

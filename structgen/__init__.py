@@ -67,7 +67,7 @@ from ._generate._generation import GenerateOptions
 from ._generate._output import HintPlacement
 from ._generate._tool_api import PromptOrMessages, ToolFormatName, ToolStreamEvent
 from ._generate._tool_calls import ToolChoice
-from ._generate._tool_policy import DecisionName, PolicyName
+from ._generate._tool_policy import DecisionName, OfferedCall, OfferedTools, Policy, PolicyName
 from ._grammar import ConverterCacheInfo, Grammar, SchemaConverter, Trigger, json_schema_to_gbnf
 from ._model_path import default_model_path
 from ._schema.options import Escapes, GrammarOptions, KeyOrder, PresetName, Whitespace
@@ -117,8 +117,11 @@ __all__ = [
     "MemberRules",
     "Message",
     "ModelNotFoundError",
+    "OfferedCall",
+    "OfferedTools",
     "OpenAICompatibleBackend",
     "OutputValidationError",
+    "Policy",
     "PolicyName",
     "PresetName",
     "PromptOrMessages",

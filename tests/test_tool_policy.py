@@ -11,6 +11,7 @@ import numpy.typing as npt
 import pytest
 
 import structgen as sg
+from structgen import OfferedCall
 from structgen._backends._seam import Message, Score, ScoreRequest
 from structgen._generate._steps import finish, run_blocking
 from structgen._generate._tool_policy import CHAT_CONTEXT, Meanings, channel_scores, plan, tool_context
@@ -43,9 +44,9 @@ class TopicEncoder:
         return np.stack(rows) if rows else np.zeros((0, 3), dtype=np.float32)
 
 
-def offered(text: str, decision: str = "meaning", *, required: bool = False) -> list[str]:
+def offered(text: str, decision: str = "meaning", *, required: bool = False, tools: str = "close") -> list[str]:
     steps = plan(decision, TOOLS, [Message("user", text)], Meanings(TopicEncoder()),  # type: ignore[arg-type]
-                 required=required)
+                 required=required, offered_tools=tools)  # type: ignore[arg-type]
     decided = finish(run_blocking(steps, ScriptedBackend()))
     return [t.name for t in decided.tools]
 
@@ -135,3 +136,86 @@ def test_a_policy_without_its_extra_warns_once(monkeypatch: pytest.MonkeyPatch) 
         llm.call_tools("hi again", [get_forecast, send_email])  # once per LLM
         sg.LLM.from_backend(ScriptedBackend("Fine.", check_grammar=False)).call_tools(
             "hi", [get_forecast, send_email], policy="model")  # "model" needs no encoder
+
+
+def test_a_policy_is_one_value_per_rule_and_the_old_keywords_replace_its_own() -> None:
+    from structgen._generate._tool_policy import POLICY_RULES, Policy, policy_rules
+
+    small = POLICY_RULES["small-model"]
+    assert policy_rules("auto", native=False) == small
+    assert policy_rules("auto", native=True) == POLICY_RULES["tool-trained"]
+    assert POLICY_RULES["tool-trained"] == Policy("action", "free", "new-word", "fitting")
+    assert policy_rules("model", native=False) == POLICY_RULES["model"]
+    assert policy_rules("small-model", native=True, arguments="copied") == Policy("action", "copied", "same-tool")
+    # decision= brings the rules of the policy that decides so, then arguments= replaces its own
+    assert policy_rules("small-model", native=False, decision="model") == POLICY_RULES["model"]
+    assert policy_rules("model", native=False, decision="words") == Policy("words", small.arguments, "same-tool")
+    own = Policy("action", "free", "new-word")
+    assert policy_rules(own, native=False) is own
+    assert policy_rules(own, native=False, arguments="copied") == Policy("action", "copied", "new-word")
+
+
+def test_the_offered_tools_rule_lets_every_fitting_tool_be_called() -> None:
+    request = "rain forecast umbrella weather, and email"  # both fit; the forecast by far
+    assert offered(request) == ["get_forecast"]
+    assert offered(request, tools="fitting") == ["get_forecast", "send_email"]
+    assert offered("Hi there, how are you?", tools="fitting") == []
+
+
+@pytest.mark.parametrize("fields", [
+    {"decision": "gate"}, {"arguments": "said"}, {"offered_call": "any"}, {"offered_tools": "all"},
+])
+def test_a_policy_with_an_unknown_rule_value_names_the_rule(fields: dict[str, str]) -> None:
+    from structgen._generate._tool_policy import Policy
+
+    values = {"decision": "action", "arguments": "free", "offered_call": "same-tool", **fields}
+    (name, value), = fields.items()
+    with pytest.raises(ValueError, match=f"{name} must be one of .*not '{value}'"):
+        Policy(**values)  # type: ignore[arg-type]
+
+
+def test_the_offered_call_rule_decides_whether_another_tool_may_follow() -> None:
+    """Under the scored gate the grammar writes a second call; "same-tool" cuts one of another
+    tool, "new-word" keeps it when it adds a said word no earlier call chose."""
+    from structgen._generate._tool_policy import Policy
+
+    calls = ('[{"name": "get_forecast", "arguments": {"city": "Oslo"}}, '
+             '{"name": "send_email", "arguments": {"to": "Ann", "body": "rain in Oslo"}}]')
+    request = "Get the Oslo forecast and email Ann about the rain"
+    rules: tuple[tuple[OfferedCall, list[str]], ...] = (
+        ("same-tool", ["get_forecast"]), ("new-word", ["get_forecast", "send_email"]))
+    for offered, names in rules:
+        llm = sg.LLM.from_backend(ScriptedBackend(calls, check_grammar=False))
+        turn = llm.call_tools(request, [get_forecast, send_email], policy=sg.Policy("words", "free", offered))
+        assert [c.name for c in turn.calls] == names, offered
+
+
+def median(data: list[float]) -> float:
+    """The median of some numbers."""
+    return sorted(data)[len(data) // 2]
+
+
+def variance(data: list[float]) -> float:
+    """The variance of some numbers."""
+    return 0.0
+
+
+@pytest.mark.parametrize(("offered", "names"), [
+    ("same-tool", ["median"]), ("new-word", ["median"]), ("new-word-or-tool", ["median", "variance"]),
+])
+def test_another_tool_with_the_same_values_is_kept_where_the_request_names_it(
+    offered: OfferedCall, names: list[str]
+) -> None:
+    calls = '[{"name": "median", "arguments": {"data": [3, 4, 5]}}, {"name": "variance", "arguments": {"data": [3, 4, 5]}}]'
+    llm = sg.LLM.from_backend(ScriptedBackend(calls, check_grammar=False))
+    turn = llm.call_tools("The median and the variance of 3, 4, 5", [median, variance],
+                          policy=sg.Policy("words", "free", offered))
+    assert [c.name for c in turn.calls] == names
+
+
+def test_a_tool_the_request_does_not_name_is_not_kept_for_its_values_alone() -> None:
+    calls = '[{"name": "median", "arguments": {"data": [3, 4, 5]}}, {"name": "variance", "arguments": {"data": [3, 4, 5]}}]'
+    llm = sg.LLM.from_backend(ScriptedBackend(calls, check_grammar=False))
+    turn = llm.call_tools("The median of 3, 4, 5 and some numbers", [median, variance],
+                          policy=sg.Policy("words", "free", "new-word-or-tool"))
+    assert [c.name for c in turn.calls] == ["median"]

@@ -9,8 +9,10 @@ The model comes from ``tests/server_support.py`` (``make test`` assembles it onc
 from __future__ import annotations
 
 import importlib.machinery
+import math
+import statistics
 import importlib.util
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Literal
@@ -18,6 +20,7 @@ from typing import Literal
 import pytest
 
 import structgen as sg
+from structgen import OfferedCall
 from structgen._backends._seam import TextDelta
 from structgen._generate._tool_formats import HERMES_FORMAT
 from structgen._tools import as_tools
@@ -80,12 +83,12 @@ def test_a_cut_removes_the_whole_wrapper() -> None:
 
 
 def test_the_policy_follows_what_the_model_is(qwen: sg.LLM) -> None:
-    """Both classes get "small-model" today: on BFCL's held-out half "model" did not beat it
-    on either Qwen2.5-Coder model (docs/benchmarks.md)."""
+    """A model whose template renders tools gets "tool-trained", one whose template knows
+    none "small-model" (docs/benchmarks.md, "Function calling on tool-trained models")."""
     untemplated = sg.LLM.from_backend(ScriptedBackend("{}"))
     assert qwen._tool_format("auto").native and not untemplated._tool_format("auto").native
-    assert qwen.tool_policy == "small-model" == untemplated.tool_policy
-    assert "tool_policy='small-model'" in repr(qwen)
+    assert (qwen.tool_policy, untemplated.tool_policy) == ("tool-trained", "small-model")
+    assert "tool_policy='tool-trained'" in repr(qwen)
     with pytest.raises(ValueError, match="policy must be one of"):
         qwen.call_tools("hi", TOOLS, policy="large")  # type: ignore[arg-type]
 
@@ -116,6 +119,47 @@ def test_the_offered_second_call_is_kept_only_when_it_adds_something_said(
     assert not turn.truncated
 
 
+def gcd(a: int, b: int) -> int:
+    """Greatest common divisor of two integers."""
+    return math.gcd(a, b)
+
+
+def lcm(a: int, b: int) -> int:
+    """Least common multiple of two integers."""
+    return math.lcm(a, b)
+
+
+def median(data: list[float]) -> float:
+    """Median of a list of numbers."""
+    return statistics.median(data)
+
+
+def variance(data: list[float]) -> float:
+    """Variance of a list of numbers."""
+    return statistics.variance(data)
+
+
+GCD = "Find the greatest common divisor of 96 and 128, and the least common multiple of 15 and 25."
+SPREAD = "What are the median and the variance of 3, 4, 5, 2, 8?"
+
+
+@pytest.mark.parametrize(("request_text", "tools", "offered", "names"), [
+    (GCD, [gcd, lcm], "same-tool", ["gcd"]),
+    (GCD, [gcd, lcm], "new-word", ["gcd", "lcm"]),
+    (SPREAD, [median, variance], "new-word", ["median"]),
+    (SPREAD, [median, variance], "new-word-or-tool", ["median", "variance"]),
+])
+def test_the_scored_gate_keeps_the_offered_call_as_the_policy_rule_says(
+    qwen: sg.LLM, request_text: str, tools: list[Callable[..., object]], offered: OfferedCall, names: list[str]
+) -> None:
+    """Under the gate the grammar makes the model write a second call in ``<tool_call>``; the
+    ``offered_call`` rule alone decides whether the call of the other tool stays: it adds said
+    numbers (lcm), or only the request's naming of its tool (variance, the same data)."""
+    turn = qwen.call_tools(request_text, tools, policy=sg.Policy("action", "free", offered))
+    assert [c.name for c in turn.calls] == names
+    assert turn.raw.count("<tool_call>") == len(names) and not turn.truncated
+
+
 def test_a_reply_in_words_streams_as_text(qwen: sg.LLM) -> None:
     events = list(qwen.stream_tools("Say hello to me in French, in three words.", TOOLS, policy="model"))
     turn = events[-1]
@@ -131,9 +175,20 @@ def test_a_streamed_call_is_a_call_not_text(qwen: sg.LLM) -> None:
     assert any(isinstance(e, sg.ArgumentsDelta) for e in events)
 
 
-def test_the_small_model_policy_forces_the_format(qwen: sg.LLM) -> None:
-    turn = qwen.call_tools("What's the weather in Paris?", TOOLS)
+@pytest.mark.parametrize("policy", ["auto", "tool-trained", "small-model"])
+def test_the_scored_policies_force_the_format(qwen: sg.LLM, policy: sg.PolicyName) -> None:
+    turn = qwen.call_tools("What's the weather in Paris?", TOOLS, policy=policy)
     assert turn.raw.startswith("<tool_call>\n{") and turn.calls[0].arguments.city == "Paris"
+
+
+def test_the_default_lets_a_request_for_two_tools_call_both(qwen: sg.LLM) -> None:
+    """Every fitting tool may be called and the offered call may be of another tool; under
+    "small-model" only the tools scoring close to the best are, and the second call must repeat
+    the first one's tool."""
+    tools = [get_weather, triangle_area, gcd]
+    request = "What's the weather in Oslo? Also the area of a triangle with base 4 and height 3."
+    assert [c.name for c in qwen.call_tools(request, tools).calls] == ["get_weather", "triangle_area"]
+    assert len(qwen.call_tools(request, tools, policy="small-model").calls) == 1
 
 
 def test_fenced_calls_through_llama_server() -> None:

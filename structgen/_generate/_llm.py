@@ -37,7 +37,7 @@ from ._tool_api import (
 )
 from ._tool_calls import ToolChoice, TurnEvent
 from ._warnings import outside_structgen
-from ._tool_policy import DecisionName, Meanings, PolicyName, resolve_policy
+from ._tool_policy import DecisionName, Meanings, Policy, PolicyName, resolve_policy
 
 T = TypeVar("T")
 
@@ -262,10 +262,10 @@ class LLM:
     # -- tools: one turn ----------------------------------------------------------------------
 
     @property
-    def tool_policy(self) -> Literal["model", "small-model"]:
+    def tool_policy(self) -> Literal["model", "tool-trained", "small-model"]:
         """The policy ``policy="auto"`` means for this model, by whether its chat template
-        renders tools (a model trained to call them) or not; today "small-model" for both, as
-        measured (docs/tools.md, "Calling or answering")."""
+        renders tools (a model trained to call them: "tool-trained") or not ("small-model");
+        docs/tools.md, "Calling or answering"."""
         return resolve_policy("auto", self._tool_format("auto").native)
 
     def __repr__(self) -> str:
@@ -274,7 +274,7 @@ class LLM:
     def call_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
         tool_choice: ToolChoice = "auto", parallel: bool = True, max_calls: int | None = None,
-        system: str | None = None, tool_format: ToolFormatName = "auto", policy: PolicyName = "auto",
+        system: str | None = None, tool_format: ToolFormatName = "auto", policy: PolicyName | Policy = "auto",
         decision: DecisionName | None = None, arguments: ArgumentsName | None = None,
         **sampling: Unpack[SamplingOptions],
     ) -> ToolTurn:
@@ -284,10 +284,13 @@ class LLM:
         (at least one call), "none" (a text answer) or a tool's name (a call to that tool).
         ``policy``: "auto" (the default: :attr:`tool_policy`, chosen by what the model is), "model"
         (the model writes freely and a call starts where it opens one, in any form its family
-        writes: nothing it writes is overruled) or "small-model" (``decision="action"`` with
-        ``arguments="auto"``: the rules fitted on models too small to judge); see
-        docs/tools.md, "Calling or answering". ``decision`` and ``arguments``, where given,
-        replace the policy's.
+        writes: nothing it writes is overruled), "tool-trained" (the scored gate with free
+        arguments, an offered call of any tool and every fitting tool callable: measured on
+        tool-trained models) or "small-model" (``decision="action"`` with
+        ``arguments="auto"``: the rules fitted on models too small to judge), or a
+        :class:`~structgen.Policy` of your own, one value per rule; see docs/tools.md,
+        "Calling or answering". ``decision`` and ``arguments``, where given, replace the
+        policy's.
         ``decision`` (under "auto"): "action" — tools scored against the request by meaning,
         the model's judgement, shared words and whether the request asks for an action at all;
         none fits: an answer in words — "meaning" (the same without the last signal), "words"
@@ -303,9 +306,10 @@ class LLM:
         of an ``enum``'s, said as whole words) is the only one the call may carry there
         (docs/tools.md, "Listed values the request names").
         With ``parallel`` the model decides how many calls to make, at most ``max_calls``;
-        under ``tool_choice="auto"`` (every decision but "model") it is offered a second
-        call, kept only if it calls the same tool with something new the user said
-        (docs/tools.md, "How a turn is decided").
+        under ``tool_choice="auto"`` it is offered a second call, kept as the policy's
+        ``offered_call`` rule says: "same-tool" (another call of a tool it called, with
+        something new the user said) or "new-word" (a call of any tool that adds a word the
+        user said no earlier call chose); docs/tools.md, "How a turn is decided".
         A call whose arguments fail a validator is retried with the errors fed back, up to
         ``max_retries`` times, then ``OutputValidationError`` holds every attempt. The
         sampling keywords (``temperature``, ``max_tokens``, ...) are :meth:`generate`'s.

@@ -27,8 +27,8 @@ from ._attempts import Sampling, SamplingOptions
 from ._steps import Run, Steps
 from ._tool_calls import ToolChoice, TurnEvent, TurnSettings, call_message, run_turn
 from ._tool_formats import ToolFormat, format_for
-from ._copied import DEFAULT_ARGUMENTS, ArgumentsName
-from ._tool_policy import POLICY_DECISIONS, DecisionName, Meanings, PolicyName, resolve_policy
+from ._copied import ArgumentsName
+from ._tool_policy import DecisionName, Meanings, Policy, PolicyName, policy_rules
 from ._messages import as_messages
 
 ToolFormatName = Literal["auto", "json", "hermes", "llama3", "mistral"]
@@ -57,7 +57,7 @@ class Caller:
 def turn_steps(
     caller: Caller, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
     tool_choice: ToolChoice = "auto", parallel: bool = True, max_calls: int | None = None,
-    system: str | None = None, tool_format: ToolFormatName = "auto", policy: PolicyName = "auto",
+    system: str | None = None, tool_format: ToolFormatName = "auto", policy: PolicyName | Policy = "auto",
     decision: DecisionName | None = None, arguments: ArgumentsName | None = None,
     **sampling: Unpack[SamplingOptions],
 ) -> Steps[TurnEvent, ToolTurn]:
@@ -65,18 +65,14 @@ def turn_steps(
     defaults here are the ones ``LLM.call_tools`` documents; ``decision`` and ``arguments``,
     where given, replace the policy's own."""
     fmt = caller.tool_format(tool_format)
-    resolved = resolve_policy(policy, fmt.native)
-    if decision is None:
-        decision = POLICY_DECISIONS[resolved]
-    if arguments is None:
-        arguments = "free" if decision == "model" else DEFAULT_ARGUMENTS
+    rules = policy_rules(policy, fmt.native, decision=decision, arguments=arguments)
     settings = TurnSettings(
         tools=as_tools(tools), tool_choice=tool_choice, parallel=parallel,
         max_calls=DEFAULT_MAX_CALLS if max_calls is None else max_calls,
-        sampling=caller.sampling(sampling), format=fmt, decision=decision, arguments=arguments,
+        sampling=caller.sampling(sampling), format=fmt, policy=rules,
     )
     conversation = _conversation(prompt_or_messages, system)
-    by_meaning = settings.tool_choice in ("auto", "required") and decision in ("meaning", "action")
+    by_meaning = settings.tool_choice in ("auto", "required") and rules.decision in ("meaning", "action")
     turn = yield from run_turn(conversation, settings, caller.meanings() if by_meaning else None)
     caller.record(turn.usage)
     return turn

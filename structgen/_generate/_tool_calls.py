@@ -33,9 +33,9 @@ from .._tools._calls import ArgumentsDelta, ToolCall, ToolTurn
 from .._tools._tool import Tool
 from ._attempts import Attempts, Sampling
 from ._output import validation_errors
-from ._copied import ARGUMENTS, DEFAULT_ARGUMENTS, ArgumentsName, argument_tries
-from ._tool_decision import canonical, grounded
-from ._tool_policy import DEFAULT_DECISION, DECISIONS, DecisionName, Meanings, Plan, plan
+from ._copied import argument_tries
+from ._tool_decision import canonical, grounded, names_another_tool
+from ._tool_policy import POLICY_RULES, Meanings, Plan, Policy, plan
 from ._tool_formats import JSON_FORMAT, ToolFormat
 from ._steps import PULL, SHUT, Open, Steps, complete
 from ._warnings import warn_looped
@@ -56,14 +56,9 @@ class TurnSettings:
     max_calls: int
     sampling: Sampling
     format: ToolFormat = JSON_FORMAT
-    decision: DecisionName = DEFAULT_DECISION
-    arguments: ArgumentsName = DEFAULT_ARGUMENTS
+    policy: Policy = POLICY_RULES["small-model"]
 
     def __post_init__(self) -> None:
-        if self.decision not in DECISIONS:
-            raise ValueError(f"decision must be one of {', '.join(map(repr, DECISIONS))}, not {self.decision!r}")
-        if self.arguments not in ARGUMENTS:
-            raise ValueError(f"arguments must be one of {', '.join(map(repr, ARGUMENTS))}, not {self.arguments!r}")
         names = {t.name for t in self.tools}
         if self.tool_choice not in ("auto", "required", "none") and self.tool_choice not in names:
             raise ValueError(
@@ -91,23 +86,33 @@ def run_turn(
     backend requests (see ``_steps``); returns the turn. ``meanings`` compares requests and
     tools by meaning (None: without sentence embeddings)."""
     fmt = settings.format
+    rules = settings.policy
     usage = Usage()
     decided = Plan(settings.callable_tools, grounding="none")
     if settings.tool_choice in ("auto", "required"):
         required = settings.tool_choice == "required"
-        decided = yield from plan(settings.decision, decided.tools, conversation, meanings, required=required)
+        decided = yield from plan(
+            rules.decision, decided.tools, conversation, meanings, required=required, offered_tools=rules.offered_tools)
     if decided.tools:
         messages, template_tools = fmt.render(conversation, decided.tools)  # the model sees what it may call
         fully = decided.grounding == "every"
-        keep = None if decided.grounding == "none" else (
-            lambda call, earlier: grounded([call], conversation, fully=fully, earlier=earlier))
+
+        def kept(call: ToolCall, earlier: Sequence[ToolCall]) -> bool:
+            """A call after ``earlier`` of the same turn, as the ``offered_call`` rule says."""
+            across = rules.offered_call != "same-tool"
+            if grounded([call], conversation, fully=fully, earlier=earlier, across_tools=across):
+                return True
+            return rules.offered_call == "new-word-or-tool" and bool(earlier) and names_another_tool(
+                call, earlier, conversation) and grounded([call], conversation, fully=fully)
+
+        keep = None if decided.grounding == "none" else kept
         if decided.lazy and settings.tool_choice == "auto":
             # The model's own turn: its first call is kept as written, and the second call it is
-            # offered only where it adds a word the user said that no earlier call chose.
-            keep = lambda call, earlier: not earlier or grounded([call], conversation, earlier=earlier, across_tools=True)
+            # offered only as ``offered_call`` says.
+            keep = lambda call, earlier: not earlier or kept(call, earlier)
         tries = argument_tries(
-            settings.arguments, decided.tools, conversation,
-            asks_action=decided.asks_action, named=settings.decision != "model",
+            rules.arguments, decided.tools, conversation,
+            asks_action=decided.asks_action, named=rules.decision != "model",
         )
         for grammar_tools in tries:
             try:
@@ -172,7 +177,8 @@ def _call_turn(
             tools=template_tools, members=None if fmt.native or triggers else MemberRules(),
             triggers=triggers,
         )
-        reader = _CallReader(fmt, tools, keep, offered, lazy=decided.lazy)
+        reader = _CallReader(fmt, tools, keep, offered, lazy=decided.lazy,
+                             same_tool=settings.policy.offered_call == "same-tool")
         completion: Completion | None = None
         yield Open(request)
         try:
@@ -294,11 +300,10 @@ class _CallReader:
     def __init__(
         self, fmt: ToolFormat, tools: Sequence[Tool],
         keep: Callable[[ToolCall, Sequence[ToolCall]], bool] | None = None, offered: int = 1,
-        *, lazy: bool = False,
+        *, lazy: bool = False, same_tool: bool = False,
     ) -> None:
-        #: Whether an offered call must call a tool an earlier call of the turn called: not in
-        #: the model's own turn, where ``keep`` asks a call of another tool for a new said word.
-        self.same_tool = not lazy
+        #: Whether an offered call must call a tool an earlier call of the turn called.
+        self.same_tool = same_tool
         self.fmt = fmt
         self.tools = tools
         #: Where the calls start: 0 when the grammar holds from the first token; under a lazy

@@ -96,6 +96,15 @@ def grounded(
     return False
 
 
+def names_another_tool(call: ToolCall, earlier: Sequence[ToolCall], conversation: Sequence[Message]) -> bool:
+    """Whether the latest request names ``call``'s tool by a content word (by stem) that no
+    tool called by ``earlier`` has: after ``final_velocity``, "Also, compute the total distance"
+    names ``distance_traveled``, which may take the same values."""
+    heard = _content_words(said(conversation, tool_results=False))
+    theirs: set[str] = set().union(*(_content_words(tool_text(c.tool)) for c in earlier))
+    return bool(_content_words(tool_text(call.tool)) & heard - theirs)
+
+
 def _adds(value: str, heard: frozenset[str], used: set[str]) -> bool:
     """Whether ``value`` holds a said word (not a stop word) that no earlier call chose."""
     return any(w in heard and w not in STOP_WORDS and w not in used for w in word_list(value))
@@ -196,4 +205,4 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(word_list(text))
 
 
-__all__ = ["STOP_WORDS", "canonical", "chosen_values", "grounded", "relevant_tools", "said", "shared_words", "tool_text", "word_list"]
+__all__ = ["STOP_WORDS", "canonical", "chosen_values", "grounded", "names_another_tool", "relevant_tools", "said", "shared_words", "tool_text", "word_list"]

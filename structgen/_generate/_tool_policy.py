@@ -24,10 +24,12 @@ Four named decisions (``decision=`` on the tool methods):
   user said that no earlier call chose: tool-trained models, too, write one call where two were
   asked for.
 
-A *policy* names a decision with its arguments setting: ``"model"`` for models whose chat
-template renders tools (trained to call them), ``"small-model"`` (``"action"`` with
-``arguments="auto"``) for the others; ``policy="auto"`` picks by the template. docs/tools.md
-says when to pick which; docs/benchmarks.md has the numbers behind each.
+A *policy* (:class:`Policy`) is one value per rule — the decision, how arguments are written,
+which offered second call is kept, which tools may be called — and :data:`POLICY_RULES` names
+them: ``"tool-trained"`` for models whose chat template renders tools (trained to call them),
+``"small-model"`` (``"action"`` with ``arguments="auto"``) for the others, ``"model"`` for the
+model's own choice; ``policy="auto"`` picks by the template. docs/tools.md says when to pick
+which; docs/benchmarks.md has the numbers behind each.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ import math
 import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
 import numpy as np
@@ -44,6 +46,7 @@ import numpy.typing as npt
 
 from .._backends._seam import Backend, Message, ScoreRequest
 from .._tools._tool import Tool
+from ._copied import ARGUMENTS, DEFAULT_ARGUMENTS, ArgumentsName
 from ._intent import ACTIONS, CLOSEST, QUESTIONS
 from ._steps import Steps, finish, run_blocking, score
 from ._tool_decision import relevant_tools, said, shared_words, tool_text
@@ -53,22 +56,67 @@ DecisionName = Literal["meaning", "action", "words", "model"]
 DECISIONS: tuple[DecisionName, ...] = ("meaning", "action", "words", "model")
 DEFAULT_DECISION: DecisionName = "action"
 
-PolicyName = Literal["auto", "model", "small-model"]
+OfferedCall = Literal["same-tool", "new-word", "new-word-or-tool"]
+"""Which second call, offered after the model's first, is kept: ``"same-tool"``, one calling a
+tool the turn already called that adds a said word no earlier call of that tool chose;
+``"new-word"``, one calling any tool that adds a said word no earlier call chose;
+``"new-word-or-tool"``, that or a grounded call of a tool the request names by a word no
+earlier call's tool has ("the median and the variance of 3, 4, 5": the same values)."""
+OFFERED_CALLS: tuple[OfferedCall, ...] = ("same-tool", "new-word", "new-word-or-tool")
+OfferedTools = Literal["close", "fitting"]
+"""Which tools a scored decision lets the turn call: ``"close"``, those that fit and score
+within :data:`MARGIN` of the best; ``"fitting"``, every one that fits (at most
+:data:`MAX_OFFERED` either way)."""
+OFFERED_TOOLS: tuple[OfferedTools, ...] = ("close", "fitting")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The rules of a tool turn under ``tool_choice="auto"``, each one a setting that can be
+    switched alone (``bench/bfcl.py --decision`` measures them one at a time).
+
+    ``decision``: whether and which tools to call (a scored gate, or the model's own choice).
+    ``arguments``: how arguments are written (``_copied``: listed values the request names,
+    free strings copied from it). ``offered_call``: which offered second call is kept.
+    ``offered_tools``: which of the tools a scored decision finds fitting may be called."""
+
+    decision: DecisionName
+    arguments: ArgumentsName
+    offered_call: OfferedCall
+    offered_tools: OfferedTools = "close"
+
+    def __post_init__(self) -> None:
+        for name, value, allowed in (
+            ("decision", self.decision, DECISIONS), ("arguments", self.arguments, ARGUMENTS),
+            ("offered_call", self.offered_call, OFFERED_CALLS), ("offered_tools", self.offered_tools, OFFERED_TOOLS),
+        ):
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}")
+
+
+PolicyName = Literal["auto", "model", "tool-trained", "small-model"]
 """How a turn under ``tool_choice="auto"`` is decided: ``"model"`` (the model's own choice,
-read in the forms it writes), ``"small-model"`` (the scored gate, grounding and copied
+read in the forms it writes), ``"tool-trained"`` (the scored gate, with the rules measured to
+help models trained to call tools), ``"small-model"`` (the scored gate, grounding and copied
 arguments fitted on models too small to judge), or ``"auto"``, by what the model is."""
-POLICIES: tuple[PolicyName, ...] = ("auto", "model", "small-model")
-#: The decision each named policy makes (``arguments`` follows: "free" under "model", "auto"
-#: under "small-model").
-POLICY_DECISIONS: dict[str, DecisionName] = {"model": "model", "small-model": DEFAULT_DECISION}
+ResolvedPolicy = Literal["model", "tool-trained", "small-model"]
+POLICIES: tuple[PolicyName, ...] = ("auto", "model", "tool-trained", "small-model")
+#: Each named policy's rules. "tool-trained" differs from "small-model" in the three rules that,
+#: together, helped both Qwen2.5-Coder models on BFCL's held-out half (docs/benchmarks.md,
+#: "Function calling on tool-trained models"): free arguments, an offered call of any tool, and
+#: every fitting tool callable (requests for two tools: "a musical ticket and a train ticket").
+POLICY_RULES: dict[ResolvedPolicy, Policy] = {
+    "model": Policy(decision="model", arguments="free", offered_call="new-word"),
+    "tool-trained": Policy(
+        decision=DEFAULT_DECISION, arguments="free", offered_call="new-word", offered_tools="fitting"),
+    "small-model": Policy(decision=DEFAULT_DECISION, arguments=DEFAULT_ARGUMENTS, offered_call="same-tool"),
+}
 #: What ``policy="auto"`` means for a model whose chat template renders tools (True: trained to
-#: call them) and for one whose template knows none. Both are "small-model" because, on BFCL's
-#: held-out half, "model" did not beat it on either Qwen2.5-Coder model (docs/benchmarks.md,
-#: "Function calling on tool-trained models"): its gate keeps irrelevant requests from calls.
-AUTO_POLICY: dict[bool, Literal["model", "small-model"]] = {True: "small-model", False: "small-model"}
+#: call them) and for one whose template knows none.
+AUTO_POLICY: dict[bool, ResolvedPolicy] = {True: "tool-trained", False: "small-model"}
 
 
-def resolve_policy(policy: PolicyName, native: bool) -> Literal["model", "small-model"]:
+def resolve_policy(policy: PolicyName, native: bool) -> ResolvedPolicy:
     """The policy ``policy`` names for a model whose chat template renders tools (``native``)
     or not (:data:`AUTO_POLICY`)."""
     if policy not in POLICIES:
@@ -76,6 +124,24 @@ def resolve_policy(policy: PolicyName, native: bool) -> Literal["model", "small-
     if policy == "auto":
         return AUTO_POLICY[native]
     return policy
+
+
+def policy_rules(
+    policy: PolicyName | Policy, native: bool, *, decision: DecisionName | None = None,
+    arguments: ArgumentsName | None = None,
+) -> Policy:
+    """The rules a turn follows: ``policy`` itself, or those of the policy it names; where
+    given, ``decision`` (with the rules of the named policy that decides so: "model" or the
+    scored gate) and then ``arguments`` replace its own."""
+    if isinstance(policy, Policy):
+        rules = policy
+    else:
+        rules = POLICY_RULES[resolve_policy(policy, native)]
+    if decision is not None:
+        rules = replace(POLICY_RULES["model" if decision == "model" else "small-model"], decision=decision)
+    if arguments is not None:
+        rules = replace(rules, arguments=arguments)
+    return rules
 
 
 Grounding = Literal["none", "some", "every"]
@@ -261,7 +327,7 @@ def weigh(
 
 def plan(
     decision: DecisionName, tools: Sequence[Tool], conversation: Sequence[Message],
-    meanings: Meanings | None, *, required: bool = False,
+    meanings: Meanings | None, *, required: bool = False, offered_tools: OfferedTools = "close",
 ) -> Steps[None, Plan]:
     """What ``decision`` settles for a turn before anything is written: under
     ``tool_choice="auto"``, or with ``required`` (a call must be made: only which tools)."""
@@ -284,7 +350,8 @@ def plan(
     best, asks = ranked[0].score, ranked[0].action is not None and ranked[0].action > 0
     if best <= 0 and not required:
         return Plan([], asks_action=asks)
-    offered = [e.tool for e in ranked if (e.score > 0 or required) and e.score >= best - MARGIN]
+    margin = MARGIN if offered_tools == "close" else math.inf
+    offered = [e.tool for e in ranked if (e.score > 0 or required) and e.score >= best - margin]
     return Plan(offered[:MAX_OFFERED], "none" if required else "some", asks_action=asks)
 
 
@@ -294,7 +361,8 @@ def probability(score: float) -> float:
 
 
 __all__ = [
-    "CHAT_CONTEXT", "DECISIONS", "DEFAULT_DECISION", "DecisionName", "POLICIES", "POLICY_DECISIONS",
-    "AUTO_POLICY", "PolicyName", "resolve_policy", "Evidence", "Meanings", "Plan",
+    "CHAT_CONTEXT", "DECISIONS", "DEFAULT_DECISION", "DecisionName", "POLICIES",
+    "AUTO_POLICY", "OFFERED_CALLS", "OFFERED_TOOLS", "OfferedCall", "OfferedTools", "POLICY_RULES", "Policy", "PolicyName", "ResolvedPolicy", "policy_rules",
+    "resolve_policy", "Evidence", "Meanings", "Plan",
     "channel_scores", "channel_steps", "plan", "probability", "tool_context", "weigh",
 ]
