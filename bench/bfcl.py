@@ -474,11 +474,17 @@ CHUNKED = {"qwen0.5b": "qwen2.5-coder-0.5b-instruct-q4_k_m", "qwen1.5b": "qwen2.
 def chosen_options(setting: str | None) -> dict[str, Any]:
     """call_tools' options for ``--decision``: a named policy (``POLICIES``),
     "NAME" or "NAME/ARGUMENTS" (its decision= and arguments=), or
-    "DECISION/ARGUMENTS/OFFERED_CALL[/OFFERED_TOOLS]" (a ``Policy`` of those rules)."""
+    "DECISION/ARGUMENTS/OFFERED_CALL[/OFFERED_TOOLS]" (a ``Policy`` of those rules); a
+    ``+thinkN`` suffix adds ``reasoning=N`` (a reasoning section of N tokens before the turn)."""
     from structgen import Policy
     from structgen._generate._tool_policy import POLICIES
 
     if setting is None:
+        return {}
+    setting, _, think = setting.partition("+think")
+    if think:
+        return {**chosen_options(setting or None), "reasoning": int(think)}
+    if not setting:
         return {}
     if setting in POLICIES:
         return {"policy": setting}

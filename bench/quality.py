@@ -10,7 +10,9 @@ The runners, all greedy on the same model with the same ``max_tokens``, one atte
 - structgen variants — ``LLM.run(Model, prompt)`` with the model decorated by
   ``@structured(...)``; a variant is ``+``-joined settings (``default`` = none): ``nodesc``,
   ``shape``, ``listing`` (``describe=``), ``examples`` (``examples=True``), ``before`` /
-  ``after`` (``hint_placement="before_prompt"`` / ``"after_prompt"``).
+  ``after`` (``hint_placement="before_prompt"`` / ``"after_prompt"``), ``thinkN`` (``reasoning=N``:
+  a free reasoning section of at most N tokens before the answer), ``asked`` (a system message
+  asking the model to think step by step in that section first).
 - ``llama-schema`` — llama-cpp-python's ``create_chat_completion(response_format={"type":
   "json_object", "schema": ...})``.
 - ``llama-free`` — the same call without ``response_format``; the first JSON object of the text
@@ -70,6 +72,11 @@ _SETTINGS: dict[str, tuple[str, Any]] = {
     "after": ("hint_placement", "after_prompt"), "nochoose": ("choose_by_likelihood", False),
 }
 MISSING: Any = object()
+#: Tokens a reasoning section's markers and separator may add to its budget.
+MARKER_TOKENS = 16
+#: The system message of the ``asked`` variant part.
+ASK_TO_THINK = ("Before you answer, think step by step inside <think> and </think>: which words of the "
+                "request give each field its value. Then give the answer.")
 
 
 # -- the scorer -------------------------------------------------------------------------------
@@ -602,12 +609,20 @@ def all_cases(limit: int | None, sources: Sequence[str]) -> list[Case]:
 # -- variants ---------------------------------------------------------------------------------
 
 
+def variant_reasoning(variant: str) -> int | None:
+    """The reasoning budget of a variant name such as ``think64`` or ``nodesc+think256``."""
+    budgets = [int(part[5:]) for part in variant.split("+") if re.fullmatch(r"think\d+", part)]
+    return budgets[-1] if budgets else None
+
+
 def variant_settings(variant: str) -> dict[str, Any]:
     """``@structured`` keyword settings of a variant name such as ``listing+after``."""
     if variant == "default":
         return {}
     settings: dict[str, Any] = {}
     for part in variant.split("+"):
+        if re.fullmatch(r"think\d+", part) or part == "asked":
+            continue
         if part not in _SETTINGS:
             raise ValueError(f"unknown variant part {part!r} (known: {', '.join(_SETTINGS)})")
         key, value = _SETTINGS[part]
@@ -656,9 +671,14 @@ def _serve(path: str, threads: int, max_tokens: int, limit: int | None, sources:
         structured(**variant_settings(variant))(case.output_type)
         _cold(llm)
         try:
-            result = llm.run(case.output_type, case.prompt, messages=case.messages or None)
+            budget = variant_reasoning(variant)
+            system = ASK_TO_THINK if "asked" in variant.split("+") else None
+            result = llm.run(case.output_type, case.prompt, messages=case.messages or None, reasoning=budget,
+                             system=system)
         except StructgenError as error:
             return "invalid", f"{type(error).__name__}: {getattr(error, 'text', '')}", False
+        if budget is not None and result.usage.reasoning_tokens > budget + MARKER_TOKENS:
+            return "over-budget", result.text, True
         return "text", result.text, True
 
     def peer_answer(case: Case, peer: str, prompt_variant: str) -> tuple[str, str, bool]:

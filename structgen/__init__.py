@@ -45,6 +45,8 @@ from ._backends._seam import (
     JsonPath,
     MemberRules,
     Message,
+    Reasoning,
+    ReasoningDelta,
     Role,
     SamplingSettings,
     Score,
@@ -63,11 +65,12 @@ from ._generate import LLM, Refusal, Result, structured
 from ._generate._attempts import SamplingOptions
 from ._generate._copied import ArgumentsName
 from ._generate._describe import DescribeStyle
-from ._generate._generation import GenerateOptions
+from ._generate._generation import GenerateOptions, PromptOptions
+from ._generate._reasoning import ReasoningOption
 from ._generate._output import HintPlacement
 from ._generate._tool_api import PromptOrMessages, ToolFormatName, ToolStreamEvent
 from ._generate._tool_calls import ToolChoice
-from ._generate._tool_policy import DecisionName, OfferedCall, OfferedTools, Policy, PolicyName
+from ._generate._tool_policy import CallInReply, DecisionName, OfferedCall, OfferedTools, Policy, PolicyName
 from ._grammar import ConverterCacheInfo, Grammar, SchemaConverter, Trigger, json_schema_to_gbnf
 from ._model_path import default_model_path
 from ._schema.options import Escapes, GrammarOptions, KeyOrder, PresetName, Whitespace
@@ -86,6 +89,7 @@ __all__ = [
     "BackendError",
     "CHESS_GBNF",
     "C_GBNF",
+    "CallInReply",
     "ChoiceTable",
     "Completion",
     "CompletionRequest",
@@ -124,7 +128,11 @@ __all__ = [
     "Policy",
     "PolicyName",
     "PresetName",
+    "PromptOptions",
     "PromptOrMessages",
+    "Reasoning",
+    "ReasoningDelta",
+    "ReasoningOption",
     "Refusal",
     "RefusalError",
     "Result",

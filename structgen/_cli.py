@@ -252,12 +252,15 @@ def _extract_job(args: argparse.Namespace) -> Any:
         raise CliError("give --model (in-process) or --backend (a server), not both")
     if args.max_retries < 0:
         raise CliError(f"--max-retries must be at least 0, not {args.max_retries}")
+    if args.keep_reasoning and args.reasoning is None:
+        raise CliError("--keep-reasoning needs --reasoning N (a budget of tokens)")
     return ExtractJob(
         load_target(args.target), Path(args.input), Path(args.output), text_field=args.field,
         id_field=args.id_field, input_format=_input_format(args), prompt=_prompt(args),
         system=args.system, concurrency=args.concurrency, retry_errors=args.retry_errors,
         max_tokens=args.max_tokens, max_retries=args.max_retries,
-        temperature=args.temperature, seed=args.seed,
+        temperature=args.temperature, seed=args.seed, reasoning=args.reasoning,
+        keep_reasoning=args.keep_reasoning,
     )
 
 
@@ -569,6 +572,11 @@ def _add_extract_parser(commands: Any) -> None:
                    help="retries after a failed validation (default 1)")
     g.add_argument("--temperature", type=float, default=0.0, help="0 is greedy (default)")
     g.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    g.add_argument("--reasoning", type=_positive, default=None, metavar="N",
+                   help="let the model think in free text before each answer, at most N tokens "
+                        "(default: no reasoning section unless the model's template opens one)")
+    g.add_argument("--keep-reasoning", action="store_true",
+                   help="write what the model thought into each record (\"reasoning\")")
     p.set_defaults(run=cmd_extract)
 
 

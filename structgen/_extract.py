@@ -29,8 +29,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from ._backends._seam import DEFAULT_SAMPLING
+from ._backends._seam import DEFAULT_SAMPLING, ReasoningDelta
 from ._errors import BackendError, GenerationError
+from ._generate._reasoning import checked_budget
 
 __all__ = [
     "DEFAULT_PROMPT",
@@ -72,7 +73,9 @@ class ExtractJob:
     ``text_field`` names the document text in each JSON line, ``id_field`` its id (the line
     number when absent). ``prompt`` is a template: ``{text}`` is the document text, any other
     ``{name}`` the input field of that name. The generation settings are those of
-    :meth:`LLM.generate` (None: the LLM's own).
+    :meth:`LLM.generate` (None: the LLM's own). With ``reasoning`` (a budget of tokens) the
+    model thinks before each answer; ``keep_reasoning`` writes what it thought into the
+    record (``"reasoning"``).
     """
 
     output_type: Any
@@ -89,10 +92,14 @@ class ExtractJob:
     max_retries: int | None = None
     temperature: float = DEFAULT_SAMPLING.temperature
     seed: int | None = None
+    reasoning: int | None = None
+    keep_reasoning: bool = False
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        if checked_budget(self.reasoning) is None and self.keep_reasoning:
+            raise ValueError("keep_reasoning needs a reasoning budget")
 
 
 # ---------------------------------------------------------------- the prompt template
@@ -534,21 +541,26 @@ async def _answer(llm: Any, job: ExtractJob, doc: Document) -> tuple[dict[str, A
     """The record of one document and whether it is a value (a fatal BackendError raises)."""
     options: dict[str, Any] = {
         "system": job.system, "max_tokens": job.max_tokens, "max_retries": job.max_retries,
-        "temperature": job.temperature, "seed": job.seed,
+        "temperature": job.temperature, "seed": job.seed, "reasoning": job.reasoning,
     }
+    thought: list[str] = []
     try:
         value: Any = None
         # astream, not agenerate: cancelling it stops an in-process generation at its next
         # token (a worker thread running generate would run on to the end).
         async for value in llm.astream(job.output_type, doc.prompt, **options):
-            pass
+            if isinstance(value, ReasoningDelta):
+                thought.append(value.text)
     except GenerationError as e:
         return _error_record(doc.id, type(e).__name__, str(e), e.text), False
     except BackendError as e:
         if _fatal(e):
             raise
         return _error_record(doc.id, type(e).__name__, str(e)), False
-    return _value_record(doc.id, job.output_type, value), True
+    record = _value_record(doc.id, job.output_type, value)
+    if job.keep_reasoning:
+        record["reasoning"] = "".join(thought).strip()
+    return record, True
 
 
 async def extract(

@@ -479,6 +479,7 @@ NO_MODEL = ["--model", "no-such.gguf"]  # a mistake found first never reaches th
     ([*NO_MODEL, "--backend", "http://127.0.0.1:9"], "not both"),
     ([*NO_MODEL, "--max-retries", "-1"], "--max-retries must be at least 0"),
     ([*NO_MODEL, "--prompt", "Extract."], "no {text} placeholder"),
+    ([*NO_MODEL, "--keep-reasoning"], "--keep-reasoning needs --reasoning"),
     (["--output", "in.jsonl"], "is the input file"),
 ])
 def test_command_line_mistakes_are_one_line_before_any_model(

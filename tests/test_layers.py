@@ -36,7 +36,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_grammar", "_instance_schema"),
     ("_instances", "_roundtrip", "_tools"),
     ("_backends._seam", "_backends._choices"),
-    ("_backends._answer_check", "_backends._scripted"),
+    ("_backends._answer_check", "_backends._scripted", "_backends._section_grammar"),
     ("_backends.llamacpp", "_backends.server"),
     ("_backends",),
     ("_generate",),

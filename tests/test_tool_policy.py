@@ -164,6 +164,7 @@ def test_the_offered_tools_rule_lets_every_fitting_tool_be_called() -> None:
 
 @pytest.mark.parametrize("fields", [
     {"decision": "gate"}, {"arguments": "said"}, {"offered_call": "any"}, {"offered_tools": "all"},
+    {"call_in_reply": "read"},
 ])
 def test_a_policy_with_an_unknown_rule_value_names_the_rule(fields: dict[str, str]) -> None:
     from structgen._generate._tool_policy import Policy
@@ -188,6 +189,17 @@ def test_the_offered_call_rule_decides_whether_another_tool_may_follow() -> None
         llm = sg.LLM.from_backend(ScriptedBackend(calls, check_grammar=False))
         turn = llm.call_tools(request, [get_forecast, send_email], policy=sg.Policy("words", "free", offered))
         assert [c.name for c in turn.calls] == names, offered
+
+
+def test_the_call_in_reply_rule_decides_what_a_call_written_as_a_reply_becomes() -> None:
+    """The gate chose words (no tool shares a word or a meaning with the request), but the
+    model, shown the tools by its template, wrote a call: text as written, or the call."""
+    reply = '{"name": "get_forecast", "arguments": {"city": "Oslo"}}'
+    for rule, calls, text in (("text", [], reply), ("kept", ["get_forecast"], None)):
+        llm = sg.LLM.from_backend(ScriptedBackend(reply))
+        policy = sg.Policy("meaning", "free", "new-word", call_in_reply=rule)  # type: ignore[arg-type]
+        turn = llm.call_tools("Hi there, how are you?", [get_forecast, send_email], tool_format="hermes", policy=policy)
+        assert [c.name for c in turn.calls] == calls and turn.text == text, rule
 
 
 def median(data: list[float]) -> float:

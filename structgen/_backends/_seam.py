@@ -127,6 +127,33 @@ DEFAULT_SAMPLING = SamplingSettings()
 
 
 @dataclass(frozen=True)
+class Reasoning:
+    """A free section the model writes before its answer, between ``open`` and ``close``.
+
+    The model writes at most ``budget`` tokens of it, without a grammar; the section ends where
+    the model writes ``close``, and where it does not (the budget ran out, or it ended its
+    turn), ``close`` is written for it. Then ``separator``, then the answer under the request's
+    grammar. A prompt that already ends with ``open`` (a template that opens the section
+    itself) is not given it again. ``always=False`` asks for the section only there: a
+    template that opens reasoning by itself gets it bounded, others none.
+    """
+
+    open: str
+    close: str
+    budget: int
+    separator: str = "\n\n"
+    always: bool = True
+
+    def opened_by(self, prompt: str) -> bool:
+        """Whether ``prompt`` (the rendered prompt text) already opens the section."""
+        return prompt.rstrip().endswith(self.open.rstrip())
+
+    def wanted(self, prompt: str) -> bool:
+        """Whether a completion after ``prompt`` writes the section."""
+        return self.always or self.opened_by(prompt)
+
+
+@dataclass(frozen=True)
 class CompletionRequest:
     """Everything a backend needs for one constrained completion.
 
@@ -138,7 +165,10 @@ class CompletionRequest:
     trigger on the rest must match the grammar, which starts with the trigger's text.
     ``members`` says the answer is JSON from its first character, and what may not repeat in
     it (keys always; see :class:`~structgen._backends._choices.MemberRules`); a backend that
-    samples itself refuses tokens that would repeat a member, and closes loops.
+    samples itself refuses tokens that would repeat a member, and closes loops. With
+    ``reasoning`` the model first writes a bounded free section (see :class:`Reasoning`),
+    streamed as :class:`ReasoningDelta` events and returned as ``Completion.reasoning``;
+    ``max_tokens`` counts the answer's tokens only.
     """
 
     messages: tuple[Message, ...]
@@ -150,6 +180,7 @@ class CompletionRequest:
     tools: tuple[Mapping[str, Any], ...] = ()
     triggers: tuple[str | int, ...] = ()
     members: MemberRules | None = None
+    reasoning: Reasoning | None = None
 
 
 @dataclass(frozen=True)
@@ -190,6 +221,8 @@ class Usage:
     - ``model_seconds``: time in model evaluation (``llama_decode``).
     - ``total_seconds``: wall time of the call.
     - ``attempts``: generations run (1 + retries).
+    - ``reasoning_tokens``: tokens of reasoning sections (see :class:`Reasoning`), their
+      markers included; not counted among the sampled or forced tokens.
     """
 
     prompt_tokens: int = 0
@@ -201,11 +234,12 @@ class Usage:
     total_seconds: float = 0.0
     attempts: int = 0
     drafted_tokens: int = 0
+    reasoning_tokens: int = 0
 
     @property
     def completion_tokens(self) -> int:
-        """Tokens of the answers: sampled plus forced."""
-        return self.sampled_tokens + self.forced_tokens
+        """Tokens written after the prompts: reasoning, sampled and forced."""
+        return self.reasoning_tokens + self.sampled_tokens + self.forced_tokens
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -218,12 +252,20 @@ class Usage:
             model_seconds=self.model_seconds + other.model_seconds,
             total_seconds=self.total_seconds + other.total_seconds,
             attempts=self.attempts + other.attempts,
+            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
         )
 
 
 @dataclass(frozen=True)
 class TextDelta:
     """A piece of answer text, in order; concatenated they give the completion's text."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningDelta:
+    """A piece of a reasoning section (see :class:`Reasoning`), in order, markers left out."""
 
     text: str
 
@@ -236,6 +278,8 @@ class Completion:
 
     ``loops`` lists the JSON pointers of values the sampling loop closed early because the
     model was repeating itself there (the answer is complete, but those values may be cut).
+    ``reasoning`` is the text of the request's reasoning section, markers left out ("" when
+    there was none); ``text`` never holds it.
     """
 
     text: str
@@ -243,6 +287,7 @@ class Completion:
     usage: Usage
     loops: tuple[str, ...] = ()
     detail: str = ""
+    reasoning: str = ""
 
     def length_cause(self, max_tokens: int) -> str:
         """What a "length" finish ran out of: the token budget or, before it, the context."""
@@ -252,8 +297,9 @@ class Completion:
         return f"the context window filled after {spent} of max_tokens={max_tokens} tokens"
 
 
-Event = Union[TextDelta, Completion]
-"""What a backend's ``complete`` yields: text deltas, then one :class:`Completion`."""
+Event = Union[TextDelta, ReasoningDelta, Completion]
+"""What a backend's ``complete`` yields: reasoning deltas (with ``reasoning``), text deltas,
+then one :class:`Completion`."""
 
 
 class StopGeneration(BaseException):

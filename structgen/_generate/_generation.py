@@ -12,12 +12,13 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import ValidationError
 
-from .._backends._seam import CompletionRequest, Message, TextDelta, Usage
+from .._backends._seam import CompletionRequest, Message, Reasoning, ReasoningDelta, TextDelta, Usage
 from .._errors import RefusalError, ValidatorError
 from .._pointers import escape_pointer_token
 from ._attempts import Attempts, Sampling, SamplingOptions
 from ._output import OutputSpec, Refusal, spec_for, validation_errors
 from ._partial import PartialBuilder
+from ._reasoning import ReasoningOption
 from ._steps import Steps, complete
 from ._warnings import outside_structgen, warn_looped
 
@@ -25,30 +26,40 @@ T = TypeVar("T")
 OnRefusal = Literal["raise", "return"]
 
 
-class GenerateOptions(SamplingOptions, total=False):
-    """The keyword arguments every generation call takes (see :meth:`LLM.generate`)."""
+class PromptOptions(SamplingOptions, total=False):
+    """The keyword arguments of a generation's prompt and sampling."""
 
     system: str | None
     messages: Sequence[Mapping[str, str] | Message] | None
 
 
+class GenerateOptions(PromptOptions, total=False):
+    """The keyword arguments every generation call takes (see :meth:`LLM.generate`)."""
+
+    reasoning: ReasoningOption
+
+
 @dataclass(frozen=True)
 class Result(Generic[T]):
-    """A generation with its bookkeeping: ``value``, the final ``text`` and ``usage``."""
+    """A generation with its bookkeeping: ``value``, the final ``text``, ``usage``, and the
+    ``reasoning`` the model wrote before its answer ("" without a reasoning section)."""
 
     value: T
     text: str
     usage: Usage
+    reasoning: str = ""
 
 
 def generation(
     output_type: Any, prompt: str | None, options: Mapping[str, Any],
     sampling_of: Callable[[Mapping[str, Any]], Sampling], record: Callable[[Usage], None],
-) -> Steps[TextDelta | None, Result[Any]]:
-    """One generation with its retries: yields text deltas (None when a retry starts) and
-    the backend requests (see ``_steps``); returns the Result. ``options`` are the keywords of
-    :class:`GenerateOptions` and ``on_refusal``; ``sampling_of`` builds the sampling from them
-    with the caller's defaults; ``record`` hears the usage so far after each attempt."""
+    reasoning: Reasoning | None = None,
+) -> Steps[TextDelta | ReasoningDelta | None, Result[Any]]:
+    """One generation with its retries: yields text and reasoning deltas (None when a retry
+    starts) and the backend requests (see ``_steps``); returns the Result. ``options`` are the
+    keywords of :class:`PromptOptions` and ``on_refusal``; ``sampling_of`` builds the sampling
+    from them with the caller's defaults; ``record`` hears the usage so far after each attempt;
+    ``reasoning`` is the section each attempt writes before its answer."""
     options = dict(options)
     on_refusal = options.pop("on_refusal", "raise")
     system, messages = options.pop("system", None), options.pop("messages", None)
@@ -63,15 +74,16 @@ def generation(
         request = CompletionRequest(
             messages=tuple(attempts.conversation), gbnf=spec.grammar.gbnf, root=spec.grammar.root,
             max_tokens=sampling.max_tokens, sampling=sampling.settings, choices=spec.choices,
-            members=spec.members,
+            members=spec.members, reasoning=reasoning,
         )
         completion = yield from complete(request)
+        thought = completion.reasoning.strip()
         record(attempts.spend(completion.usage))
         attempts.check(completion, sampling.max_tokens)
         reason = spec.refusal_reason(completion.text)
         if reason is not None:
             if on_refusal == "return":
-                return Result(Refusal(reason), completion.text, attempts.usage)
+                return Result(Refusal(reason), completion.text, attempts.usage, thought)
             raise RefusalError(reason, text=completion.text, usage=attempts.usage)
         try:
             value = spec.validate(completion.text)
@@ -85,7 +97,7 @@ def generation(
             ) from error
         _warn_if_capped(completion.text, spec.options.grammar.max_string_length)
         warn_looped(completion.loops)
-        return Result(value, completion.text, attempts.usage)
+        return Result(value, completion.text, attempts.usage, thought)
     raise attempts.exhausted()
 
 
@@ -97,10 +109,12 @@ class Partials:
         self.output_type = output_type
         self.builder = PartialBuilder(output_type)
 
-    def feed(self, item: TextDelta | None) -> Any:
+    def feed(self, item: TextDelta | ReasoningDelta | None) -> Any:
         """The partial value this piece completed, or None."""
         if item is None:
             self.builder = PartialBuilder(self.output_type)
+            return None
+        if isinstance(item, ReasoningDelta):
             return None
         return self.builder.update(item.text)
 
@@ -140,4 +154,4 @@ def _strings_of_length(data: Any, length: int, pointer: str) -> list[str]:
     return found
 
 
-__all__ = ["GenerateOptions", "OnRefusal", "Partials", "Result", "generation"]
+__all__ = ["GenerateOptions", "OnRefusal", "Partials", "PromptOptions", "Result", "generation"]

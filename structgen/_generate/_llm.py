@@ -16,13 +16,14 @@ from typing import Any, Literal, TypeVar, overload
 
 from typing_extensions import TypeForm, Unpack
 
-from .._backends._seam import Backend, TextDelta, Usage
+from .._backends._seam import Backend, Reasoning, ReasoningDelta, TemplatedBackend, TextDelta, Usage
 from .._embedding import SentenceEncoder, embedding_model_folder
 from .._tools._calls import ToolCall, ToolRun, ToolTurn
 from .._tools._tool import ToolSource
 from ._attempts import Sampling, SamplingOptions
 from ._copied import ArgumentsName
-from ._generation import GenerateOptions, Partials, Result, generation
+from ._generation import GenerateOptions, Partials, PromptOptions, Result, generation
+from ._reasoning import ReasoningOption, reasoning_section
 from ._output import Refusal
 from ._steps import Done, Steps, finish, result_of, run_async, run_blocking
 from ._tool_api import (
@@ -101,7 +102,7 @@ class LLM:
         self._local = threading.local()
         self._meanings: Meanings | None | Literal[False] = None  # False: looked for, not installed
         self._meanings_lock = threading.Lock()
-        self._caller = Caller(self._sampling, self._meanings_encoder, self._tool_format, self._record)
+        self._caller = Caller(self._sampling, self._meanings_encoder, self._tool_format, self._record, self._reasoning)
 
     @classmethod
     def from_llama(
@@ -167,6 +168,12 @@ class LLM:
         pass ``on_refusal="return"`` to get a :class:`Refusal` value), ``OutputValidationError``,
         ``ValidatorError`` (a validator raised something other than ValueError/AssertionError),
         ``BackendError`` (e.g. the prompt does not fit in the context).
+
+        ``reasoning``: True (256 tokens) or a budget of tokens lets the model think in free
+        text before it answers, between its template's reasoning markers; the answer is
+        constrained as without it, and the reasoning is on :meth:`run`'s ``Result.reasoning``
+        (docs/generation.md, "Think, then answer"). A template that opens reasoning by itself
+        gets it bounded (1024 tokens) without the option.
         """
         return self.run(output_type, prompt, **kwargs).value
 
@@ -189,18 +196,30 @@ class LLM:
     @overload
     def stream(
         self, output_type: TypeForm[T], prompt: str | None = None, *,
-        on_refusal: Literal["raise"] = "raise", **options: Unpack[GenerateOptions],
+        on_refusal: Literal["raise"] = "raise", reasoning: None = None, **options: Unpack[PromptOptions],
     ) -> Generator[T, None, None]: ...
     @overload
     def stream(
         self, output_type: TypeForm[T], prompt: str | None = None, *,
-        on_refusal: Literal["return"], **options: Unpack[GenerateOptions],
+        on_refusal: Literal["return"], reasoning: None = None, **options: Unpack[PromptOptions],
     ) -> Generator[T | Refusal, None, None]: ...
+    @overload
+    def stream(
+        self, output_type: TypeForm[T], prompt: str | None = None, *,
+        on_refusal: Literal["raise"] = "raise", reasoning: int, **options: Unpack[PromptOptions],
+    ) -> Generator[T | ReasoningDelta, None, None]: ...
+    @overload
+    def stream(
+        self, output_type: TypeForm[T], prompt: str | None = None, *,
+        on_refusal: Literal["return"], reasoning: int, **options: Unpack[PromptOptions],
+    ) -> Generator[T | Refusal | ReasoningDelta, None, None]: ...
     def stream(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Generator[Any, None, None]:
         """Yield partial values as top-level fields (or list items) complete, then the final
         validated value. Partial models hold only completed, individually validated fields
-        (see ``model_fields_set``); a retry starts the partials over. Stopping early (``break``,
-        ``close()``, or dropping the generator) frees the model for the next call."""
+        (see ``model_fields_set``); a retry starts the partials over. With ``reasoning``, the
+        reasoning section comes first, as :class:`ReasoningDelta` pieces. Stopping early
+        (``break``, ``close()``, or dropping the generator) frees the model for the next call."""
+        shown = kwargs.get("reasoning") not in (None, False)
         items = run_blocking(self._generation(output_type, prompt, kwargs), self.backend)
         partials = Partials(output_type)
         try:
@@ -210,6 +229,10 @@ class LLM:
                 except StopIteration as stop:
                     yield stop.value.value
                     return
+                if isinstance(item, ReasoningDelta):
+                    if shown:
+                        yield item
+                    continue
                 value = partials.feed(item)
                 if value is not None:
                     yield value
@@ -238,23 +261,38 @@ class LLM:
     @overload
     def astream(
         self, output_type: TypeForm[T], prompt: str | None = None, *,
-        on_refusal: Literal["raise"] = "raise", **options: Unpack[GenerateOptions],
+        on_refusal: Literal["raise"] = "raise", reasoning: None = None, **options: Unpack[PromptOptions],
     ) -> AsyncIterator[T]: ...
     @overload
     def astream(
         self, output_type: TypeForm[T], prompt: str | None = None, *,
-        on_refusal: Literal["return"], **options: Unpack[GenerateOptions],
+        on_refusal: Literal["return"], reasoning: None = None, **options: Unpack[PromptOptions],
     ) -> AsyncIterator[T | Refusal]: ...
+    @overload
+    def astream(
+        self, output_type: TypeForm[T], prompt: str | None = None, *,
+        on_refusal: Literal["raise"] = "raise", reasoning: int, **options: Unpack[PromptOptions],
+    ) -> AsyncIterator[T | ReasoningDelta]: ...
+    @overload
+    def astream(
+        self, output_type: TypeForm[T], prompt: str | None = None, *,
+        on_refusal: Literal["return"], reasoning: int, **options: Unpack[PromptOptions],
+    ) -> AsyncIterator[T | Refusal | ReasoningDelta]: ...
     async def astream(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> AsyncIterator[Any]:
         """:meth:`stream` for ``async for``: natively on a backend with ``acomplete``, else the
         model runs in a worker thread, which stops at the next piece of text when the consumer
         stops or is cancelled."""
+        shown = kwargs.get("reasoning") not in (None, False)
         partials = Partials(output_type)
         async with aclosing(run_async(self._generation(output_type, prompt, kwargs), self.backend)) as items:
             async for item in items:
                 if isinstance(item, Done):
                     yield item.value.value
                     return
+                if isinstance(item, ReasoningDelta):
+                    if shown:
+                        yield item
+                    continue
                 value = partials.feed(item)
                 if value is not None:
                     yield value
@@ -276,7 +314,7 @@ class LLM:
         tool_choice: ToolChoice = "auto", parallel: bool = True, max_calls: int | None = None,
         system: str | None = None, tool_format: ToolFormatName = "auto", policy: PolicyName | Policy = "auto",
         decision: DecisionName | None = None, arguments: ArgumentsName | None = None,
-        **sampling: Unpack[SamplingOptions],
+        reasoning: ReasoningOption = None, **sampling: Unpack[SamplingOptions],
     ) -> ToolTurn:
         """One turn: the calls the model makes with ``tools``, or its text reply.
 
@@ -312,12 +350,14 @@ class LLM:
         user said no earlier call chose); docs/tools.md, "How a turn is decided".
         A call whose arguments fail a validator is retried with the errors fed back, up to
         ``max_retries`` times, then ``OutputValidationError`` holds every attempt. The
-        sampling keywords (``temperature``, ``max_tokens``, ...) are :meth:`generate`'s.
+        sampling keywords (``temperature``, ``max_tokens``, ...) and ``reasoning`` are
+        :meth:`generate`'s; the reasoning comes before the turn's calls or reply
+        (``ToolTurn.reasoning``), after the policy's decision.
         """
         steps = turn_steps(
             self._caller, prompt_or_messages, tools, tool_choice=tool_choice, parallel=parallel,
             max_calls=max_calls, system=system, tool_format=tool_format, policy=policy,
-            decision=decision, arguments=arguments, **sampling,
+            decision=decision, arguments=arguments, reasoning=reasoning, **sampling,
         )
         return finish(run_blocking(steps, self.backend))
 
@@ -425,8 +465,16 @@ class LLM:
 
     def _generation(
         self, output_type: Any, prompt: str | None, options: Mapping[str, Any]
-    ) -> Steps[TextDelta | None, Result[Any]]:
-        return generation(output_type, prompt, options, self._sampling, self._record)
+    ) -> Steps[TextDelta | ReasoningDelta | None, Result[Any]]:
+        options = dict(options)
+        section = self._reasoning(options.pop("reasoning", None))
+        return generation(output_type, prompt, options, self._sampling, self._record, section)
+
+    def _reasoning(self, reasoning: Any) -> Reasoning | None:
+        """The reasoning section ``reasoning=`` asks for on this model (docs/generation.md,
+        "Think, then answer")."""
+        template = self.backend.chat_template if isinstance(self.backend, TemplatedBackend) else None
+        return reasoning_section(reasoning, template)
 
     async def _finish_async(self, steps: Steps[Any, Any]) -> Any:
         """The result of an operation driven on the event loop (see ``_steps.run_async``)."""

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, create_model
 from pydantic_core import to_json
 from typing_extensions import Unpack
 
-from .._backends._seam import Backend, Message, TemplatedBackend, TextDelta, Usage
+from .._backends._seam import Backend, Message, Reasoning, ReasoningDelta, TemplatedBackend, TextDelta, Usage
 from .._errors import MaxRoundsError, ToolExecutionError
 from .._tools._calls import ArgumentsDelta, ToolCall, ToolRun, ToolTurn
 from .._tools._tool import FINAL_TOOL, Tool, ToolSource, as_tools, from_model
@@ -30,12 +30,13 @@ from ._tool_formats import ToolFormat, format_for
 from ._copied import ArgumentsName
 from ._tool_policy import DecisionName, Meanings, Policy, PolicyName, policy_rules
 from ._messages import as_messages
+from ._reasoning import ReasoningOption
 
 ToolFormatName = Literal["auto", "json", "hermes", "llama3", "mistral"]
 """How calls are written: the model's own template family ("auto"), or a named one."""
 PromptOrMessages = str | Sequence[Mapping[str, Any] | Message]
 """A user message, or a conversation (:class:`Message` values or OpenAI-style dicts)."""
-ToolStreamEvent = TextDelta | ArgumentsDelta | ToolCall | ToolTurn
+ToolStreamEvent = TextDelta | ReasoningDelta | ArgumentsDelta | ToolCall | ToolTurn
 """What :meth:`LLM.stream_tools` yields; the last one is the :class:`ToolTurn`."""
 
 #: Most calls in one turn unless ``max_calls`` says otherwise.
@@ -46,12 +47,14 @@ DEFAULT_MAX_CALLS = 4
 class Caller:
     """What the tool operations need of the :class:`~structgen.LLM` that runs them: its
     sampling defaults, its sentence encoder (None without the extra), the tool format a name
-    means on its backend, and where the usage of a call is recorded."""
+    means on its backend, where the usage of a call is recorded, and the reasoning section a
+    ``reasoning=`` value means on its model."""
 
     sampling: Callable[[Mapping[str, Any]], Sampling]
     meanings: Callable[[], Meanings | None]
     tool_format: Callable[[ToolFormatName], ToolFormat]
     record: Callable[[Usage], None]
+    reasoning: Callable[[ReasoningOption], Reasoning | None]
 
 
 def turn_steps(
@@ -59,7 +62,7 @@ def turn_steps(
     tool_choice: ToolChoice = "auto", parallel: bool = True, max_calls: int | None = None,
     system: str | None = None, tool_format: ToolFormatName = "auto", policy: PolicyName | Policy = "auto",
     decision: DecisionName | None = None, arguments: ArgumentsName | None = None,
-    **sampling: Unpack[SamplingOptions],
+    reasoning: ReasoningOption = None, **sampling: Unpack[SamplingOptions],
 ) -> Steps[TurnEvent, ToolTurn]:
     """One turn as an operation (see ``_steps``): its events and requests; returns it. The
     defaults here are the ones ``LLM.call_tools`` documents; ``decision`` and ``arguments``,
@@ -69,7 +72,7 @@ def turn_steps(
     settings = TurnSettings(
         tools=as_tools(tools), tool_choice=tool_choice, parallel=parallel,
         max_calls=DEFAULT_MAX_CALLS if max_calls is None else max_calls,
-        sampling=caller.sampling(sampling), format=fmt, policy=rules,
+        sampling=caller.sampling(sampling), format=fmt, policy=rules, reasoning=caller.reasoning(reasoning),
     )
     conversation = _conversation(prompt_or_messages, system)
     by_meaning = settings.tool_choice in ("auto", "required") and rules.decision in ("meaning", "action")
@@ -140,6 +143,7 @@ class _Loop:
         self.rounds = 0
         self.usage = Usage()
         self.calls: list[tuple[ToolCall, Any]] = []
+        self.reasoning: list[str] = []
 
     def next_turn(self) -> Steps[TurnEvent, ToolTurn]:
         if self.rounds >= self.max_rounds:
@@ -152,12 +156,17 @@ class _Loop:
         if self.final is not None:  # every round offers every tool: final_result must stay callable
             options = {**options, "decision": "words"}
         turn = yield from turn_steps(self.caller, self.messages, self.tools, tool_choice=choice, **options)
-        self.usage = self.usage + turn.usage
+        self._heard(turn)
         if self.final is not None and turn.calls and all(self._made(call) for call in turn.calls):
             # Every call repeats one whose result the model already has: it is done calling.
             turn = yield from turn_steps(self.caller, self.messages, self.tools, tool_choice=FINAL_TOOL, **self.options)
-            self.usage = self.usage + turn.usage
+            self._heard(turn)
         return turn
+
+    def _heard(self, turn: ToolTurn) -> None:
+        self.usage = self.usage + turn.usage
+        if turn.reasoning:
+            self.reasoning.append(turn.reasoning)
 
     def _made(self, call: ToolCall) -> bool:
         return any(
@@ -172,10 +181,10 @@ class _Loop:
         final = next((call for call in turn.calls if call.tool is self.final), None)
         if final is None:
             self.messages.append(Message("assistant", turn.text or ""))
-            return ToolRun(turn.text or "", self.calls, self.messages, self.usage)
+            return ToolRun(turn.text or "", self.calls, self.messages, self.usage, tuple(self.reasoning))
         self.messages.append(call_message(turn))
         output = final.arguments.result if self.wrapped else final.arguments
-        return ToolRun(output, self.calls, self.messages, self.usage)
+        return ToolRun(output, self.calls, self.messages, self.usage, tuple(self.reasoning))
 
     def record(self, turn: ToolTurn, results: Sequence[Any]) -> None:
         self.rounds += 1

@@ -27,7 +27,9 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from .._backends._seam import Completion, CompletionRequest, MemberRules, Message, TextDelta, Usage
+from .._backends._seam import (
+    Completion, CompletionRequest, MemberRules, Message, Reasoning, ReasoningDelta, TextDelta, Usage,
+)
 from .._errors import BackendError, IncompleteOutputError, ValidatorError
 from .._tools._calls import ArgumentsDelta, ToolCall, ToolTurn
 from .._tools._tool import Tool
@@ -57,6 +59,7 @@ class TurnSettings:
     sampling: Sampling
     format: ToolFormat = JSON_FORMAT
     policy: Policy = POLICY_RULES["small-model"]
+    reasoning: Reasoning | None = None
 
     def __post_init__(self) -> None:
         names = {t.name for t in self.tools}
@@ -76,7 +79,7 @@ class TurnSettings:
         return [t for t in self.tools if t.name == self.tool_choice]
 
 
-TurnEvent = TextDelta | ArgumentsDelta | ToolCall | None  # None: a retry starts
+TurnEvent = TextDelta | ReasoningDelta | ArgumentsDelta | ToolCall | None  # None: a retry starts
 
 
 def run_turn(
@@ -134,11 +137,17 @@ def run_turn(
     reply_messages, reply_tools = fmt.render(conversation, settings.tools if fmt.native else ())
     request = CompletionRequest(
         messages=tuple(reply_messages), gbnf=_text_gbnf(fmt), max_tokens=settings.sampling.max_tokens,
-        sampling=settings.sampling.settings, tools=reply_tools,
+        sampling=settings.sampling.settings, tools=reply_tools, reasoning=settings.reasoning,
     )
     completion = yield from complete(request)
     usage = usage + completion.usage
-    return ToolTurn([], completion.text, usage, completion.text, completion.finish_reason != "stop")
+    thought = completion.reasoning.strip()
+    if rules.call_in_reply == "kept" and settings.tool_choice == "auto":
+        loose = _loose_calls(fmt, settings.tools, completion.text)
+        if loose:  # the model called although the decision chose words: its call stands
+            yield from loose
+            return ToolTurn(loose, None, usage, completion.text, False, thought)
+    return ToolTurn([], completion.text, usage, completion.text, completion.finish_reason != "stop", thought)
 
 
 def _text_gbnf(fmt: ToolFormat) -> str:
@@ -175,16 +184,21 @@ def _call_turn(
             messages=tuple(attempts.conversation), gbnf=grammar.gbnf, root=grammar.root,
             max_tokens=budget, sampling=settings.sampling.settings, choices=choices,
             tools=template_tools, members=None if fmt.native or triggers else MemberRules(),
-            triggers=triggers,
+            triggers=triggers, reasoning=settings.reasoning,
         )
         reader = _CallReader(fmt, tools, keep, offered, lazy=decided.lazy,
                              same_tool=settings.policy.offered_call == "same-tool")
         completion: Completion | None = None
+        thought = ""
         yield Open(request)
         try:
             while (event := (yield PULL)) is not None:
                 if isinstance(event, Completion):
                     completion = event
+                    continue
+                if isinstance(event, ReasoningDelta):
+                    thought += event.text
+                    yield event
                     continue
                 yield from reader.feed(event.text)
                 if reader.cut is not None:
@@ -198,7 +212,7 @@ def _call_turn(
         if reader.cut is not None:
             attempts.spend(completion.usage if completion is not None else Usage(attempts=1))
             if not reader.calls:
-                return ToolTurn([], None, attempts.usage, reader.text)
+                return ToolTurn([], None, attempts.usage, reader.text, reasoning=thought.strip())
             text = reader.text[: reader.cut] + fmt.after
             opening = reader.origin or 0
         else:
@@ -211,9 +225,9 @@ def _call_turn(
                 loose = _loose_calls(fmt, tools, completion.text)
                 if loose:
                     yield from loose
-                    return ToolTurn(loose, None, attempts.usage, completion.text, truncated)
+                    return ToolTurn(loose, None, attempts.usage, completion.text, truncated, thought.strip())
                 yield from reader.flush()
-                return ToolTurn([], completion.text, attempts.usage, completion.text, truncated)
+                return ToolTurn([], completion.text, attempts.usage, completion.text, truncated, thought.strip())
             opening = opened
             if truncated and reader.calls:  # the budget ran out in a later call: keep the whole ones
                 text = reader.text[: reader.unfinished_start()] + fmt.after
@@ -230,7 +244,7 @@ def _call_turn(
         except _InvalidCall as invalid:
             attempts.reject(text, invalid.errors)
             continue
-        return ToolTurn(calls, None, attempts.usage, text, truncated)
+        return ToolTurn(calls, None, attempts.usage, text, truncated, thought.strip())
     raise attempts.exhausted()
 
 

@@ -68,6 +68,12 @@ OfferedTools = Literal["close", "fitting"]
 within :data:`MARGIN` of the best; ``"fitting"``, every one that fits (at most
 :data:`MAX_OFFERED` either way)."""
 OFFERED_TOOLS: tuple[OfferedTools, ...] = ("close", "fitting")
+CallInReply = Literal["text", "kept"]
+"""What becomes of a call the model writes in its reply after a scored decision chose a reply
+in words (a model whose template shows it the tools may call anyway): ``"text"``, the reply's
+text as written; ``"kept"``, the turn's call, where it validates (the model overrules the
+decision)."""
+CALLS_IN_REPLY: tuple[CallInReply, ...] = ("text", "kept")
 
 
 @dataclass(frozen=True)
@@ -78,17 +84,20 @@ class Policy:
     ``decision``: whether and which tools to call (a scored gate, or the model's own choice).
     ``arguments``: how arguments are written (``_copied``: listed values the request names,
     free strings copied from it). ``offered_call``: which offered second call is kept.
-    ``offered_tools``: which of the tools a scored decision finds fitting may be called."""
+    ``offered_tools``: which of the tools a scored decision finds fitting may be called.
+    ``call_in_reply``: what a call written in a reply the decision chose becomes."""
 
     decision: DecisionName
     arguments: ArgumentsName
     offered_call: OfferedCall
     offered_tools: OfferedTools = "close"
+    call_in_reply: CallInReply = "text"
 
     def __post_init__(self) -> None:
         for name, value, allowed in (
             ("decision", self.decision, DECISIONS), ("arguments", self.arguments, ARGUMENTS),
             ("offered_call", self.offered_call, OFFERED_CALLS), ("offered_tools", self.offered_tools, OFFERED_TOOLS),
+            ("call_in_reply", self.call_in_reply, CALLS_IN_REPLY),
         ):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}")
@@ -362,7 +371,7 @@ def probability(score: float) -> float:
 
 __all__ = [
     "CHAT_CONTEXT", "DECISIONS", "DEFAULT_DECISION", "DecisionName", "POLICIES",
-    "AUTO_POLICY", "OFFERED_CALLS", "OFFERED_TOOLS", "OfferedCall", "OfferedTools", "POLICY_RULES", "Policy", "PolicyName", "ResolvedPolicy", "policy_rules",
+    "AUTO_POLICY", "CALLS_IN_REPLY", "CallInReply", "OFFERED_CALLS", "OFFERED_TOOLS", "OfferedCall", "OfferedTools", "POLICY_RULES", "Policy", "PolicyName", "ResolvedPolicy", "policy_rules",
     "resolve_policy", "Evidence", "Meanings", "Plan",
     "channel_scores", "channel_steps", "plan", "probability", "tool_context", "weigh",
 ]

@@ -63,13 +63,15 @@ class ToolTurn:
     the turn: the reply stops there, or the calls are the whole ones written before it (an
     unfinished call is never returned; with none whole, it is an ``IncompleteOutputError``).
     ``usage`` covers every step of the turn (calls tried, the reply, retries); ``raw`` is the
-    generated text of the last step."""
+    generated text of the last step; ``reasoning`` what the model wrote in its reasoning
+    section before it (``reasoning=``; "" without one)."""
 
     calls: list[ToolCall]
     text: str | None
     usage: Any = field(default=None, repr=False)
     raw: str = field(default="", repr=False)
     truncated: bool = False
+    reasoning: str = field(default="", repr=False)
 
 
 @dataclass(frozen=True)
@@ -84,13 +86,14 @@ class ArgumentsDelta:
 @dataclass(frozen=True)
 class ToolRun(Generic[T]):
     """The end of ``run_tools``: the final ``output`` (typed when ``output_type`` was given, the
-    model's text otherwise), every call made with its result, the whole conversation and the
-    usage summed over every step."""
+    model's text otherwise), every call made with its result, the whole conversation, the
+    usage summed over every step, and each turn's reasoning in order (``reasoning=``)."""
 
     output: T
     calls: list[tuple[ToolCall, Any]]
     messages: Sequence[Any]
     usage: Any = field(default=None, repr=False)
+    reasoning: tuple[str, ...] = field(default=(), repr=False)
 
 
 __all__ = ["ArgumentsDelta", "ToolCall", "ToolRun", "ToolTurn"]

@@ -25,6 +25,7 @@ from ..._model_path import check_model_file, default_model_path
 from ._grammar_state import CompiledGrammar, GrammarCache, StepTooSlow
 from ._lookup import DraftPolicy
 from ._lazy import Triggers, feed_constrained, run_free
+from ._reasoning import write_reasoning
 from ._batching import StepBatcher
 from ._choosing import score_continuations
 from ._loop import ConstrainedDecoder
@@ -238,9 +239,9 @@ class LlamaCppBackend:
         try:
             with self._slots.taken(self._check_open) as runner:
                 started = time.perf_counter()
-                compiled, prompt = self._prepared(request, runner)  # before joining a batch:
+                compiled, prompt, opened = self._prepared(request, runner)  # before joining a batch:
                 with self._present():  # a large grammar can take a while to compile
-                    events = self._complete(request, runner, compiled, prompt, started)
+                    events = self._complete(request, runner, compiled, prompt, opened, started)
                     yield from self._handed_over(events)
         finally:
             if self._closed:  # close() was called while this generation held a sequence
@@ -260,22 +261,25 @@ class LlamaCppBackend:
                         yield events.throw(stop)  # its completion so far
                         return
 
-    def _prepared(self, request: CompletionRequest, runner: ModelRunner) -> tuple[CompiledGrammar, list[int]]:
-        """The request's compiled grammar and prompt tokens."""
+    def _prepared(self, request: CompletionRequest, runner: ModelRunner) -> tuple[CompiledGrammar, list[int], bool]:
+        """The request's compiled grammar, prompt tokens, and whether the prompt ends where the
+        request's reasoning section opens (see :class:`~structgen.Reasoning`)."""
         try:
             compiled = self._compile(request.gbnf, request.root)
             prompt = self.render(request.messages, request.tools)
+            opened = request.reasoning is not None and request.reasoning.opened_by(
+                self.template.text(request.messages, request.tools))
         except StructgenError:
             raise
         except Exception as e:
             raise BackendError(f"llama.cpp failed: {e}") from e
         if len(prompt) >= runner.n_ctx:
             raise BackendError(f"the prompt has {len(prompt)} tokens; the context holds {runner.n_ctx}")
-        return compiled, prompt
+        return compiled, prompt, opened
 
     def _complete(
         self, request: CompletionRequest, runner: ModelRunner, compiled: CompiledGrammar,
-        prompt: list[int], started: float,
+        prompt: list[int], opened: bool, started: float,
     ) -> Generator[Event, None, None]:
         usage = Usage(attempts=1, prompt_tokens=len(prompt))
         try:
@@ -290,10 +294,20 @@ class LlamaCppBackend:
         except Exception as e:
             raise BackendError(f"llama.cpp failed: {e}") from e
         decoder: ConstrainedDecoder | None = None
-        head = ""
+        head = reasoning = ""
         try:
             picker = TokenPicker(request.sampling)
             budget = request.max_tokens
+            section = request.reasoning
+            if section is not None and (section.always or opened):
+                try:
+                    reasoning = yield from write_reasoning(
+                        runner, self.tables, picker, section, opened=opened, usage=usage)
+                except ContextFullError:
+                    usage.model_seconds += runner.seconds - model_before
+                    usage.total_seconds += time.perf_counter() - started
+                    yield Completion("", "length", usage, reasoning=reasoning)
+                    return
             if request.triggers:
                 free, rest = run_free(
                     runner, self.tables, picker, Triggers(request.triggers),
@@ -305,14 +319,14 @@ class LlamaCppBackend:
                 if not free.triggered:
                     usage.model_seconds += runner.seconds - model_before
                     usage.total_seconds += time.perf_counter() - started
-                    yield Completion(free.text, "stop" if free.stopped else "length", usage)
+                    yield Completion(free.text, "stop" if free.stopped else "length", usage, reasoning=reasoning)
                     return
                 try:
                     accepted, count = feed_constrained(runner, self.tables, state, rest, usage, free.pending)
                 except ContextFullError:  # no room left for the trigger's text
                     usage.model_seconds += runner.seconds - model_before
                     usage.total_seconds += time.perf_counter() - started
-                    yield Completion(free.text, "length", usage)
+                    yield Completion(free.text, "length", usage, reasoning=reasoning)
                     return
                 budget -= count
                 if accepted:
@@ -334,7 +348,7 @@ class LlamaCppBackend:
                 if isinstance(event, Completion):
                     usage.model_seconds += runner.seconds - model_before
                     usage.total_seconds += time.perf_counter() - started
-                    yield replace(event, text=head + event.text, usage=usage)
+                    yield replace(event, text=head + event.text, usage=usage, reasoning=reasoning)
                     continue
                 try:
                     yield event
@@ -343,7 +357,7 @@ class LlamaCppBackend:
                     usage.grammar_seconds += state.seconds
                     usage.model_seconds += runner.seconds - model_before
                     usage.total_seconds += time.perf_counter() - started
-                    yield Completion(head + decoder.text, "stop", usage)
+                    yield Completion(head + decoder.text, "stop", usage, reasoning=reasoning)
                     return
         except StepTooSlow as slow:
             usage.grammar_seconds += state.seconds

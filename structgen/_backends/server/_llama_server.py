@@ -4,7 +4,9 @@ The server renders the chat messages with the model's own template (``/apply-tem
 decodes under the grammar with its native sampler (``/completion``, streamed as server-sent
 events). Fast-forwarding, prompt-lookup guesses and likelihood choices are in-process
 techniques: a server decodes token by token, and ``choices`` in a request are ignored. A lazy
-grammar (``triggers``) becomes the server's own ``grammar_lazy`` and ``grammar_triggers``.
+grammar (``triggers``) becomes the server's own ``grammar_lazy`` and ``grammar_triggers``. A
+reasoning section is a completion of its own, without a grammar, bounded by ``n_predict`` and
+stopped at its closing marker; the answer then continues the prompt after the marker.
 
 It scores given text (:meth:`LlamaServerBackend.score`, which tool decisions ask for) though the
 server reports log-probabilities only of tokens it generates: each continuation is tokenized by
@@ -29,7 +31,10 @@ import httpx
 
 from ..._errors import GrammarError
 from ..._resume import finish
-from .._seam import Completion, CompletionRequest, Event, FinishReason, Score, ScoreRequest, TextDelta, Usage
+from .._seam import (
+    Completion, CompletionRequest, Event, FinishReason, Reasoning, ReasoningDelta, Score, ScoreRequest, TextDelta,
+    Usage,
+)
 from ._http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, Flow, HttpSession, Timeout, rooted
 
 _SERVER = "the llama.cpp server"
@@ -101,8 +106,27 @@ class LlamaServerBackend:
         server's template, then the completion streamed."""
         reader = _Reader(time.perf_counter())
         prompt = (yield from self._http.post("/apply-template", _template(request))).get("prompt")
+        if not isinstance(prompt, str):
+            raise self._http.broken("/apply-template", "sent no prompt")
+        thought: _Reader | None = None
+        if request.reasoning is not None and request.reasoning.wanted(prompt):
+            thought = _Reader(time.perf_counter())
+            prompt = yield from self._reasoning(request, request.reasoning, prompt, thought)
         yield from self._http.events("/completion", self._body(request, prompt), reader.feed)
-        yield self._finish(request, reader)
+        yield self._finish(request, reader, thought)
+
+    def _reasoning(
+        self, request: CompletionRequest, section: Reasoning, prompt: str, thought: _Reader,
+    ) -> Flow[Event, str]:
+        """The reasoning section, streamed; returns the prompt the answer continues."""
+        if not section.opened_by(prompt):
+            prompt += section.open
+        body = {**self._body(request, prompt), "n_predict": section.budget, "stop": [section.close]}
+        for key in ("grammar", "grammar_lazy", "grammar_triggers"):
+            body.pop(key, None)
+        yield from self._http.events(
+            "/completion", body, lambda event: [ReasoningDelta(d.text) for d in thought.feed(event)])
+        return prompt + "".join(thought.parts) + section.close + section.separator
 
     def score(self, request: ScoreRequest) -> tuple[Score, ...]:
         """Each continuation's log-likelihood right after ``request.context`` (its tokens as the
@@ -138,9 +162,7 @@ class LlamaServerBackend:
 
     # -- the request and its answer ---------------------------------------------------------
 
-    def _body(self, request: CompletionRequest, prompt: Any) -> dict[str, Any]:
-        if not isinstance(prompt, str):
-            raise self._http.broken("/apply-template", "sent no prompt")
+    def _body(self, request: CompletionRequest, prompt: str) -> dict[str, Any]:
         s = request.sampling
         body: dict[str, Any] = {
             "prompt": prompt,
@@ -160,10 +182,17 @@ class LlamaServerBackend:
             body["grammar_triggers"] = [_trigger(t) for t in request.triggers]
         return body
 
-    def _finish(self, request: CompletionRequest, reader: _Reader) -> Completion:
-        if reader.final is None:
+    def _finish(self, request: CompletionRequest, reader: _Reader, thought: _Reader | None) -> Completion:
+        if reader.final is None or (thought is not None and thought.final is None):
             raise self._http.broken("/completion", "ended its stream before the final event")
-        completion = Completion("".join(reader.parts), reader.finish_reason(), reader.usage())
+        usage, reasoning = reader.usage(), ""
+        if thought is not None:
+            spent = thought.usage()
+            reasoning = "".join(thought.parts)
+            usage.reasoning_tokens = spent.sampled_tokens
+            usage.model_seconds += spent.model_seconds
+            usage.total_seconds = time.perf_counter() - thought.started
+        completion = Completion("".join(reader.parts), reader.finish_reason(), usage, reasoning=reasoning)
         self._http.check_answer("/completion", request, completion)
         return completion
 

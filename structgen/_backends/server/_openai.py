@@ -17,6 +17,11 @@ usage comes from the stream's last chunk (``stream_options.include_usage``), and
 that ignored the grammar field is a :class:`~structgen.BackendError`, not a surprise later.
 Lazy grammars (``triggers``) and likelihood ``choices`` have no field in this API: a request
 with triggers is refused, choices are ignored.
+
+A reasoning section is written into the grammar (``_section_grammar``: bounded in characters)
+and split from the answer as it streams. A section the engine itself extracts (a server with a
+reasoning parser, which sends ``reasoning_content``) is read from there; the grammar then
+applies to the answer after it, as these engines apply ``response_format``.
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ import httpx
 
 from ..._errors import BackendError
 from ._http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, Flow, HttpSession, Timeout, rooted
-from .._seam import Completion, CompletionRequest, Event, FinishReason, TextDelta, Usage
+from .._section_grammar import SectionReader, section_grammar
+from .._seam import Completion, CompletionRequest, Event, FinishReason, ReasoningDelta, TextDelta, Usage
 
 Engine = Literal["llama-server", "vllm", "vllm-legacy", "sglang"]
 """The server behind an OpenAI-compatible URL: it decides the field the grammar goes in."""
@@ -102,7 +108,7 @@ class OpenAICompatibleBackend:
 
     def _flow(self, request: CompletionRequest) -> Flow[Event, None]:
         """The exchange for one completion, for either driver."""
-        reader = _ChunkReader(time.perf_counter())
+        reader = _ChunkReader(time.perf_counter(), request)
         yield from self._http.events(_PATH, self._body(request), reader.feed)
         yield self._finish(request, reader)
 
@@ -134,7 +140,11 @@ class OpenAICompatibleBackend:
         if request.tools:  # for the chat template only: the grammar says what may be written
             body["tools"] = [dict(t) for t in request.tools]
             body["tool_choice"] = "none"
-        body.update(self._grammar_field(rooted(request.gbnf, request.root, self._http.server)))
+        gbnf = rooted(request.gbnf, request.root, self._http.server)
+        if request.reasoning is not None and request.reasoning.always:
+            gbnf = section_grammar(request.gbnf, request.root, request.reasoning)
+            body["max_tokens"] += request.reasoning.budget
+        body.update(self._grammar_field(gbnf))
         return body
 
     def _grammar_field(self, gbnf: str) -> dict[str, Any]:
@@ -152,7 +162,7 @@ class OpenAICompatibleBackend:
         if reader.finish not in ("stop", "length", "tool_calls"):
             raise self._http.broken(_PATH, f"stopped the answer with finish_reason {reader.finish!r}")
         reason: FinishReason = "length" if reader.finish == "length" else "stop"
-        completion = Completion("".join(reader.parts), reason, reader.usage())
+        completion = Completion(reader.text(), reason, reader.usage(), reasoning=reader.reasoning())
         self._http.check_answer(_PATH, request, completion)
         return completion
 
@@ -160,29 +170,44 @@ class OpenAICompatibleBackend:
 class _ChunkReader:
     """The chunks of one streamed chat completion: content deltas, the finish reason, usage."""
 
-    def __init__(self, started: float) -> None:
+    def __init__(self, started: float, request: CompletionRequest) -> None:
         self.started = started
         self.parts: list[str] = []
+        self.thought: list[str] = []  # the engine's own reasoning fields
         self.finish: str | None = None
         self.counts: dict[str, Any] = {}
         self.timings: dict[str, Any] = {}
+        section = request.reasoning
+        self.section = SectionReader(section) if section is not None and section.always else None
 
-    def feed(self, chunk: dict[str, Any]) -> list[TextDelta]:
+    def feed(self, chunk: dict[str, Any]) -> list[TextDelta | ReasoningDelta]:
         if isinstance(chunk.get("usage"), dict):
             self.counts = chunk["usage"]
         if isinstance(chunk.get("timings"), dict):
             self.timings = chunk["timings"]
-        deltas: list[TextDelta] = []
+        deltas: list[TextDelta | ReasoningDelta] = []
         for choice in chunk.get("choices") or ():
             if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                 continue
-            text = (choice.get("delta") or {}).get("content")
+            delta = choice.get("delta") or {}
+            thought = delta.get("reasoning_content") or delta.get("reasoning")
+            if isinstance(thought, str) and thought:
+                self.thought.append(thought)
+                deltas.append(ReasoningDelta(thought))
+            text = delta.get("content")
             if isinstance(text, str) and text:
                 self.parts.append(text)
-                deltas.append(TextDelta(text))
+                deltas.extend(self.section.feed(text) if self.section is not None else [TextDelta(text)])
             if choice.get("finish_reason"):
                 self.finish = str(choice["finish_reason"])
         return deltas
+
+    def text(self) -> str:
+        """The answer's text, without a section written into it."""
+        return self.section.answer if self.section is not None else "".join(self.parts)
+
+    def reasoning(self) -> str:
+        return "".join(self.thought) + (self.section.reasoning if self.section is not None else "")
 
     def usage(self) -> Usage:
         details = self.counts.get("prompt_tokens_details") or {}
