@@ -13,7 +13,7 @@ import pytest
 from structgen import LLM, SamplingSettings
 from structgen._backends._seam import DEFAULT_SAMPLING
 from structgen._generate._attempts import SAMPLING_KEYWORDS, Sampling
-from structgen._generate._generation import GenerateOptions
+from structgen._generate._generation import GenerateOptions, PromptOptions
 from structgen._generate._tool_api import turn_steps
 
 SAMPLING = [f.name for f in fields(SamplingSettings)]
@@ -25,7 +25,8 @@ def _keywords(function: Any) -> dict[str, inspect.Parameter]:
 
 
 def test_generate_options_are_the_sampling_options_and_the_conversation() -> None:
-    assert set(typing.get_type_hints(GenerateOptions)) == SAMPLING_KEYWORDS | {"system", "messages"}
+    assert set(typing.get_type_hints(PromptOptions)) == SAMPLING_KEYWORDS | {"system", "messages"}
+    assert set(typing.get_type_hints(GenerateOptions)) == SAMPLING_KEYWORDS | {"system", "messages", "reasoning"}
     assert set(SAMPLING) <= SAMPLING_KEYWORDS
 
 
