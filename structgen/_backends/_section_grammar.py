@@ -59,10 +59,8 @@ class SectionReader:
         body = self._seen[len(opening):] if self._seen.startswith(opening) else ""
         out: list[ReasoningDelta | TextDelta] = []
         end = body.find(closing)
-        visible = len(body) if end < 0 else end
-        if end < 0:  # a closing marker may be on its way: hold back what could begin it
-            visible = len(body) - next((n for n in range(min(len(closing), len(body)), 0, -1)
-                                        if closing.startswith(body[-n:])), 0)
+        # Where no closing marker is yet, one may be on its way: what could begin it is held back.
+        visible = len(body) - held_back(body, closing) if end < 0 else end
         if visible > self._shown:
             out.append(ReasoningDelta(body[self._shown:visible]))
             self._shown = visible
@@ -73,6 +71,15 @@ class SectionReader:
             if self.answer:
                 out.append(TextDelta(self.answer))
         return out
+
+
+def held_back(text: str, marker: str) -> int:
+    """How many characters at the end of ``text`` could begin ``marker`` (not to be shown
+    yet: the marker may be on its way)."""
+    for size in range(min(len(marker) - 1, len(text)), 0, -1):
+        if marker.startswith(text[-size:]):
+            return size
+    return 0
 
 
 def _fresh(stem: str, taken: object) -> str:
@@ -96,4 +103,4 @@ def _renamed(expr: Expr, old: str, new: str) -> Expr:
     return expr
 
 
-__all__ = ["CHARS_PER_TOKEN", "SectionReader", "section_grammar"]
+__all__ = ["CHARS_PER_TOKEN", "SectionReader", "held_back", "section_grammar"]

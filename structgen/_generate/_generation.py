@@ -103,19 +103,21 @@ def generation(
 
 
 class Partials:
-    """Partial values of a streamed answer, from its text deltas (None: a retry starts over)."""
+    """What a stream of a value shows: partial values from its text deltas (None: a retry
+    starts over), and its reasoning deltas where the caller asked for ``reasoning``."""
 
-    def __init__(self, output_type: Any) -> None:
+    def __init__(self, output_type: Any, reasoning: ReasoningOption = None) -> None:
         self.output_type = output_type
         self.builder = PartialBuilder(output_type)
+        self.shows_reasoning = reasoning not in (None, False)
 
     def feed(self, item: TextDelta | ReasoningDelta | None) -> Any:
-        """The partial value this piece completed, or None."""
+        """What this piece gives the stream to show (a partial value, a reasoning delta), or None."""
         if item is None:
             self.builder = PartialBuilder(self.output_type)
             return None
         if isinstance(item, ReasoningDelta):
-            return None
+            return item if self.shows_reasoning else None
         return self.builder.update(item.text)
 
 

@@ -219,9 +219,8 @@ class LLM:
         (see ``model_fields_set``); a retry starts the partials over. With ``reasoning``, the
         reasoning section comes first, as :class:`ReasoningDelta` pieces. Stopping early
         (``break``, ``close()``, or dropping the generator) frees the model for the next call."""
-        shown = kwargs.get("reasoning") not in (None, False)
         items = run_blocking(self._generation(output_type, prompt, kwargs), self.backend)
-        partials = Partials(output_type)
+        partials = Partials(output_type, kwargs.get("reasoning"))
         try:
             while True:
                 try:
@@ -229,10 +228,6 @@ class LLM:
                 except StopIteration as stop:
                     yield stop.value.value
                     return
-                if isinstance(item, ReasoningDelta):
-                    if shown:
-                        yield item
-                    continue
                 value = partials.feed(item)
                 if value is not None:
                     yield value
@@ -282,17 +277,12 @@ class LLM:
         """:meth:`stream` for ``async for``: natively on a backend with ``acomplete``, else the
         model runs in a worker thread, which stops at the next piece of text when the consumer
         stops or is cancelled."""
-        shown = kwargs.get("reasoning") not in (None, False)
-        partials = Partials(output_type)
+        partials = Partials(output_type, kwargs.get("reasoning"))
         async with aclosing(run_async(self._generation(output_type, prompt, kwargs), self.backend)) as items:
             async for item in items:
                 if isinstance(item, Done):
                     yield item.value.value
                     return
-                if isinstance(item, ReasoningDelta):
-                    if shown:
-                        yield item
-                    continue
                 value = partials.feed(item)
                 if value is not None:
                     yield value

@@ -239,9 +239,9 @@ class LlamaCppBackend:
         try:
             with self._slots.taken(self._check_open) as runner:
                 started = time.perf_counter()
-                compiled, prompt, opened = self._prepared(request, runner)  # before joining a batch:
+                compiled, prompt, text = self._prepared(request, runner)  # before joining a batch:
                 with self._present():  # a large grammar can take a while to compile
-                    events = self._complete(request, runner, compiled, prompt, opened, started)
+                    events = self._complete(request, runner, compiled, prompt, text, started)
                     yield from self._handed_over(events)
         finally:
             if self._closed:  # close() was called while this generation held a sequence
@@ -261,25 +261,23 @@ class LlamaCppBackend:
                         yield events.throw(stop)  # its completion so far
                         return
 
-    def _prepared(self, request: CompletionRequest, runner: ModelRunner) -> tuple[CompiledGrammar, list[int], bool]:
-        """The request's compiled grammar, prompt tokens, and whether the prompt ends where the
-        request's reasoning section opens (see :class:`~structgen.Reasoning`)."""
+    def _prepared(self, request: CompletionRequest, runner: ModelRunner) -> tuple[CompiledGrammar, list[int], str]:
+        """The request's compiled grammar, prompt tokens and prompt text."""
         try:
             compiled = self._compile(request.gbnf, request.root)
-            prompt = self.render(request.messages, request.tools)
-            opened = request.reasoning is not None and request.reasoning.opened_by(
-                self.template.text(request.messages, request.tools))
+            text = self.template.text(request.messages, request.tools)
+            prompt = self.template.encode(text)
         except StructgenError:
             raise
         except Exception as e:
             raise BackendError(f"llama.cpp failed: {e}") from e
         if len(prompt) >= runner.n_ctx:
             raise BackendError(f"the prompt has {len(prompt)} tokens; the context holds {runner.n_ctx}")
-        return compiled, prompt, opened
+        return compiled, prompt, text
 
     def _complete(
         self, request: CompletionRequest, runner: ModelRunner, compiled: CompiledGrammar,
-        prompt: list[int], opened: bool, started: float,
+        prompt: list[int], text: str, started: float,
     ) -> Generator[Event, None, None]:
         usage = Usage(attempts=1, prompt_tokens=len(prompt))
         try:
@@ -299,10 +297,10 @@ class LlamaCppBackend:
             picker = TokenPicker(request.sampling)
             budget = request.max_tokens
             section = request.reasoning
-            if section is not None and (section.always or opened):
+            if section is not None and section.wanted(text):
                 try:
                     reasoning = yield from write_reasoning(
-                        runner, self.tables, picker, section, opened=opened, usage=usage)
+                        runner, self.tables, picker, section, opened=section.opened_by(text), usage=usage)
                 except ContextFullError:
                     usage.model_seconds += runner.seconds - model_before
                     usage.total_seconds += time.perf_counter() - started

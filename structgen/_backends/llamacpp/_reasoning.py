@@ -12,6 +12,7 @@ from __future__ import annotations
 import codecs
 from collections.abc import Generator
 
+from .._section_grammar import held_back
 from .._seam import Reasoning, ReasoningDelta, Usage
 from ._runner import ModelRunner
 from ._sampling import TokenPicker
@@ -44,19 +45,19 @@ def write_reasoning(
         closed_at = text.find(section.close, max(0, shown - len(section.close)))
         if closed_at >= 0:
             break
-        safe = len(text) - _held_back(text, section.close)
+        safe = len(text) - held_back(text, section.close)
         if safe > shown:
             yield ReasoningDelta(text[shown:safe])
             shown = safe
-    usage.reasoning_tokens += len(ends)
+    kept = len(ends)
     if closed_at >= 0:  # the model closed it: keep what came before the marker, as it was written
         kept = sum(1 for end in ends if end <= closed_at)
         runner.truncate(start + kept)
         head = text[ends[kept - 1] if kept else 0 : closed_at]
-        usage.reasoning_tokens -= len(ends) - kept
         if head:
             _force(runner, tables, head, usage)
         text = text[:closed_at]
+    usage.reasoning_tokens += kept
     if len(text) > shown:
         yield ReasoningDelta(text[shown:])
     _force(runner, tables, section.close + section.separator, usage)
@@ -67,14 +68,6 @@ def _force(runner: ModelRunner, tables: VocabTables, text: str, usage: Usage) ->
     tokens = tables.tokenize(text, parse_special=True)
     runner.decode(tokens)
     usage.reasoning_tokens += len(tokens)
-
-
-def _held_back(text: str, marker: str) -> int:
-    """How many characters at the end of ``text`` could begin ``marker`` (not shown yet)."""
-    for size in range(min(len(marker) - 1, len(text)), 0, -1):
-        if marker.startswith(text[-size:]):
-            return size
-    return 0
 
 
 __all__ = ["write_reasoning"]

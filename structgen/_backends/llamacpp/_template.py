@@ -44,7 +44,10 @@ class ChatTemplate:
             raise BackendError(f"the model's chat template failed to render: {e}") from e
 
     def tokens(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]] = ()) -> list[int]:
-        text = self.text(messages, tools)
+        return self.encode(self.text(messages, tools))
+
+    def encode(self, text: str) -> list[int]:
+        """The tokens of a prompt :meth:`text` rendered."""
         # Templates that spell BOS themselves must not get a second one from the tokenizer.
         add_bos = self.add_bos and not (self._bos_text and text.startswith(self._bos_text))
         return self.tables.tokenize(text, add_special=add_bos, parse_special=True)
