@@ -1,5 +1,6 @@
 """HTTP servers as backends: llama-server's own API (``_llama_server``) and OpenAI-compatible
-engines (``_openai``), over one HTTP session with its retry policy (``_http``)."""
+engines (``_openai``), on one base (``_http``) that owns the HTTP session, its retry policy and
+the seam's methods."""
 
 from __future__ import annotations
 

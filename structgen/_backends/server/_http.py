@@ -1,4 +1,5 @@
-"""What the HTTP backends share: pooled httpx clients, retries, server-sent events, errors.
+"""What the HTTP backends share: pooled httpx clients, retries, server-sent events, errors,
+and the seam's methods (:class:`HttpBackend`), so that a backend writes only its exchange.
 
 One :class:`HttpSession` per backend holds one pooled ``httpx.Client`` for the blocking calls
 and one ``httpx.AsyncClient`` for the asyncio ones (per event loop: an AsyncClient's
@@ -16,6 +17,7 @@ import json
 import re
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar, Union
@@ -26,7 +28,7 @@ import httpx
 from ..._errors import BackendError, GrammarError
 from ..._resume import Done, adrive, drive
 from .._answer_check import grammar_mismatch
-from .._seam import Completion, CompletionRequest
+from .._seam import Completion, CompletionRequest, Event
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -289,6 +291,36 @@ class HttpSession:
             raise self.broken(
                 path, f"answered {mismatch}; does this engine read the grammar from the field it was sent in?"
             )
+
+
+class HttpBackend(ABC):
+    """The seam's methods of a backend on an HTTP server: its :class:`HttpSession` (pooled
+    clients, transports, timeouts, retries, errors), closed by :meth:`close` or :meth:`aclose`,
+    and a completion run blocking (:meth:`complete`) or under asyncio (:meth:`acomplete`) from
+    the one request flow the backend writes (:meth:`_flow`: the endpoint, the body, how the
+    answer reads). A backend opens its session in ``__init__``.
+    """
+
+    _http: HttpSession
+    base_url: str
+
+    def close(self) -> None:
+        """Close the pooled connections; a later call opens new ones."""
+        self._http.close()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    def complete(self, request: CompletionRequest) -> Iterator[Event]:
+        return self._http.run(self._flow(request))
+
+    def acomplete(self, request: CompletionRequest) -> AsyncIterator[Event]:
+        return self._http.arun(self._flow(request))
+
+    @abstractmethod
+    def _flow(self, request: CompletionRequest) -> Flow[Event, None]:
+        """The exchange for one completion, for either driver: its events, the
+        :class:`Completion` last."""
 
 
 # The I/O steps of a flow: send a request (answered with the streaming response); wait before

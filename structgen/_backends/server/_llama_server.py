@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import time
 from functools import cached_property
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
@@ -35,13 +34,13 @@ from .._seam import (
     Completion, CompletionRequest, Event, FinishReason, Reasoning, ReasoningDelta, Score, ScoreRequest, TextDelta,
     Usage,
 )
-from ._http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, Flow, HttpSession, Timeout, rooted
+from ._http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, Flow, HttpBackend, HttpSession, Timeout, rooted
 
 _SERVER = "the llama.cpp server"
 _TOKEN_SYNTAX = "scoring needs llama.cpp's token syntax in grammars (<[id]>, llama-server from mid-2025 on)"
 
 
-class LlamaServerBackend:
+class LlamaServerBackend(HttpBackend):
     """Runs constrained completions on a llama.cpp server at ``base_url``.
 
     One pooled HTTP client serves every call, so one backend may be shared by threads and by
@@ -86,20 +85,7 @@ class LlamaServerBackend:
             return None
         return template if isinstance(template, str) and template else None
 
-    def close(self) -> None:
-        """Close the pooled connections; a later call opens new ones."""
-        self._http.close()
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
-
     # -- the seam -------------------------------------------------------------------------
-
-    def complete(self, request: CompletionRequest) -> Iterator[Event]:
-        return self._http.run(self._flow(request))
-
-    def acomplete(self, request: CompletionRequest) -> AsyncIterator[Event]:
-        return self._http.arun(self._flow(request))
 
     def _flow(self, request: CompletionRequest) -> Flow[Event, None]:
         """The exchange for one completion, for either driver: the prompt rendered by the

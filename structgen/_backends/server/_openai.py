@@ -27,13 +27,12 @@ applies to the answer after it, as these engines apply ``response_format``.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Iterator
 from typing import Any, Literal
 
 import httpx
 
 from ..._errors import BackendError
-from ._http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, Flow, HttpSession, Timeout, rooted
+from ._http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, Flow, HttpBackend, HttpSession, Timeout, rooted
 from .._section_grammar import SectionReader, section_grammar
 from .._seam import Completion, CompletionRequest, Event, FinishReason, ReasoningDelta, TextDelta, Usage
 
@@ -48,7 +47,7 @@ _SERVERS: dict[str, str] = {
 _PATH = "/v1/chat/completions"
 
 
-class OpenAICompatibleBackend:
+class OpenAICompatibleBackend(HttpBackend):
     """Runs constrained completions on an OpenAI-compatible server at ``base_url``.
 
     ``base_url`` is the server's root, with or without the ``/v1`` an OpenAI client would be
@@ -91,20 +90,7 @@ class OpenAICompatibleBackend:
         model = f", model={self.model!r}" if self.model is not None else ""
         return f"OpenAICompatibleBackend({self._http!r}, engine={self.engine!r}{model})"
 
-    def close(self) -> None:
-        """Close the pooled connections; a later call opens new ones."""
-        self._http.close()
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
-
     # -- the seam -------------------------------------------------------------------------
-
-    def complete(self, request: CompletionRequest) -> Iterator[Event]:
-        return self._http.run(self._flow(request))
-
-    def acomplete(self, request: CompletionRequest) -> AsyncIterator[Event]:
-        return self._http.arun(self._flow(request))
 
     def _flow(self, request: CompletionRequest) -> Flow[Event, None]:
         """The exchange for one completion, for either driver."""
