@@ -1,8 +1,9 @@
 """A griffe extension for the API reference: structgen's docstrings use Sphinx roles.
 
 ``:class:`~structgen.Grammar``` and friends would show as raw text in Markdown. A role naming a
-public name (of ``structgen`` or ``structgen.testing``, or a member of one) becomes a link to
-its API entry; any other role becomes plain code. The docstrings stay as they are.
+public name (of ``structgen``, ``structgen.backends``, ``structgen.gbnf`` or
+``structgen.testing``, or a member of one) becomes a link to its API entry; any other role
+becomes plain code. The docstrings stay as they are.
 """
 
 from __future__ import annotations
@@ -13,15 +14,20 @@ from typing import Any
 import griffe
 
 import structgen
+import structgen.backends
+import structgen.gbnf
 import structgen.testing
 
 ROLE = re.compile(r":(?:class|func|meth|attr|data|exc|mod|obj):`~?([^`]+)`")
-PUBLIC = {name: f"structgen.{name}" for name in structgen.__all__}
-PUBLIC.update({name: f"structgen.testing.{name}" for name in structgen.testing.__all__})
+# A name in two modules (a concrete backend, Message, Usage...) links to its top-level entry.
+MODULES = (structgen.testing, structgen.gbnf, structgen.backends, structgen)
+PUBLIC = {name: f"{module.__name__}.{name}" for module in MODULES for name in module.__all__}
 
 
 def _reference(match: re.Match[str]) -> str:
-    target = match.group(1).removeprefix("structgen.testing.").removeprefix("structgen.")
+    target = match.group(1)
+    for module in MODULES:
+        target = target.removeprefix(f"{module.__name__}.")
     shown = target.rsplit(".", 1)[-1]
     owner, _, member = target.partition(".")
     if owner in PUBLIC and (not member or (member.isidentifier() and not member.startswith("_")
@@ -31,8 +37,8 @@ def _reference(match: re.Match[str]) -> str:
 
 
 def _public(name: str) -> Any:
-    module = structgen.testing if PUBLIC[name].startswith("structgen.testing.") else structgen
-    return getattr(module, name)
+    module, _, attribute = PUBLIC[name].rpartition(".")
+    return getattr(next(m for m in MODULES if m.__name__ == module), attribute)
 
 
 class SphinxRoles(griffe.Extension):

@@ -23,6 +23,7 @@ from llama_cpp.llama_grammar import LlamaGrammar
 from pydantic import BaseModel
 
 import structgen
+from structgen.backends import Backend, Completion, CompletionRequest, Event
 
 
 class LlamaChatBackend:
@@ -31,7 +32,7 @@ class LlamaChatBackend:
     def __init__(self, model_path: str) -> None:
         self.llama = llama_cpp.Llama(model_path=model_path, n_ctx=2048, verbose=False)
 
-    def complete(self, request: structgen.CompletionRequest) -> Iterator[structgen.Event]:
+    def complete(self, request: CompletionRequest) -> Iterator[Event]:
         if request.triggers:
             raise structgen.BackendError("this backend has no lazy grammars (request.triggers)")
         started = time.perf_counter()
@@ -62,7 +63,7 @@ class LlamaChatBackend:
             sampled_tokens=len(self.llama.tokenize(text.encode(), add_bos=False, special=False)),
             total_seconds=time.perf_counter() - started, attempts=1,
         )
-        yield structgen.Completion(text, "stop" if finish == "stop" else "length", usage)
+        yield Completion(text, "stop" if finish == "stop" else "length", usage)
 
     def close(self) -> None:
         self.llama.close()
@@ -75,7 +76,7 @@ class City(BaseModel):
 
 def main() -> None:
     backend = LlamaChatBackend(str(structgen.default_model_path()))
-    assert isinstance(backend, structgen.Backend)  # the protocol is runtime-checkable
+    assert isinstance(backend, Backend)  # the protocol is runtime-checkable
     with structgen.LLM(backend=backend) as llm:
         city = llm.generate(City, "Extract the place: I flew to Lisbon, the capital of Portugal.")
         print(repr(city))

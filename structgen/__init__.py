@@ -3,19 +3,15 @@
     llm = structgen.LLM()                       # the embedded default model, or any GGUF path
     ticket = llm.generate(Ticket, "Summarise this trace: ...")   # a validated Ticket
 
-The public surface is what ``__all__`` lists; every other module is private.
+The public surface is what ``__all__`` lists here and in ``structgen.backends`` (what a backend
+author implements), ``structgen.gbnf`` (the GBNF toolkit) and ``structgen.testing``; every
+other module is private.
 """
 
-from ._builtins import (
-    ARITHMETIC_GBNF,
-    C_GBNF,
-    CHESS_GBNF,
-    ENGLISH_GBNF,
-    JAPANESE_GBNF,
-    JSON_ARR_GBNF,
-    JSON_GBNF,
-    LIST_GBNF,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from ._errors import (
     BackendError,
     GenerationError,
@@ -33,140 +29,122 @@ from ._errors import (
     UnsupportedSchemaError,
     ValidatorError,
 )
-from ._backends._seam import (
-    Alternative,
-    AsyncBackend,
-    Backend,
-    ChoiceTable,
-    Completion,
-    CompletionRequest,
-    Event,
-    FinishReason,
-    JsonPath,
-    MemberRules,
-    Message,
-    Reasoning,
-    ReasoningDelta,
-    Role,
-    SamplingSettings,
-    Score,
-    ScoreRequest,
-    ScoringBackend,
-    StopGeneration,
-    TemplatedBackend,
-    TextDelta,
-    Usage,
-)
+from ._backends._seam import Message, ReasoningDelta, TextDelta, Usage
 from ._backends.llamacpp import LlamaCppBackend
 from ._backends.server import LlamaServerBackend, OpenAICompatibleBackend
-from ._backends.server._http import Timeout
-from ._backends.server._openai import Engine
 from ._generate import LLM, Refusal, Result, structured
 from ._generate._attempts import SamplingOptions
-from ._generate._copied import ArgumentsName
-from ._generate._describe import DescribeStyle
 from ._generate._generation import GenerateOptions, PromptOptions
-from ._generate._reasoning import ReasoningOption
-from ._generate._output import HintPlacement
-from ._generate._tool_api import PromptOrMessages, ToolFormatName, ToolStreamEvent
-from ._generate._tool_calls import ToolChoice
-from ._generate._tool_policy import CallInReply, DecisionName, OfferedCall, OfferedTools, Policy, PolicyName
-from ._grammar import ConverterCacheInfo, Grammar, SchemaConverter, Trigger, json_schema_to_gbnf
+from ._generate._tool_api import PromptOrMessages, ToolOptions, ToolStreamEvent
+from ._generate._tool_policy import Policy
+from ._grammar import ConverterCacheInfo, Grammar, SchemaConverter, json_schema_to_gbnf
 from ._model_path import default_model_path
-from ._schema.options import Escapes, GrammarOptions, KeyOrder, PresetName, Whitespace
+from ._schema.options import GrammarOptions
 from ._tools import ArgumentsDelta, Tool, ToolCall, ToolRun, ToolTurn, tool
 from ._tools._tool import ToolSource
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "ARITHMETIC_GBNF",
-    "Alternative",
     "ArgumentsDelta",
-    "ArgumentsName",
-    "AsyncBackend",
-    "Backend",
     "BackendError",
-    "CHESS_GBNF",
-    "C_GBNF",
-    "CallInReply",
-    "ChoiceTable",
-    "Completion",
-    "CompletionRequest",
     "ConverterCacheInfo",
-    "DecisionName",
-    "DescribeStyle",
-    "ENGLISH_GBNF",
-    "Engine",
-    "Escapes",
-    "Event",
-    "FinishReason",
     "GenerateOptions",
     "GenerationError",
     "Grammar",
     "GrammarError",
     "GrammarOptions",
-    "HintPlacement",
     "IncompleteOutputError",
-    "JAPANESE_GBNF",
-    "JSON_ARR_GBNF",
-    "JSON_GBNF",
-    "JsonPath",
-    "KeyOrder",
-    "LIST_GBNF",
     "LLM",
     "LlamaCppBackend",
     "LlamaServerBackend",
     "MaxRoundsError",
-    "MemberRules",
     "Message",
     "ModelNotFoundError",
-    "OfferedCall",
-    "OfferedTools",
     "OpenAICompatibleBackend",
     "OutputValidationError",
     "Policy",
-    "PolicyName",
-    "PresetName",
     "PromptOptions",
     "PromptOrMessages",
-    "Reasoning",
     "ReasoningDelta",
-    "ReasoningOption",
     "Refusal",
     "RefusalError",
     "Result",
-    "Role",
     "SamplingOptions",
-    "SamplingSettings",
     "SchemaConverter",
     "SchemaError",
-    "Score",
-    "ScoreRequest",
-    "ScoringBackend",
     "SlowGrammarError",
-    "StopGeneration",
     "StructgenError",
-    "TemplatedBackend",
     "TextDelta",
-    "Timeout",
     "Tool",
     "ToolCall",
-    "ToolChoice",
     "ToolDefinitionError",
     "ToolExecutionError",
-    "ToolFormatName",
+    "ToolOptions",
     "ToolRun",
     "ToolSource",
     "ToolStreamEvent",
     "ToolTurn",
-    "Trigger",
     "UnsupportedSchemaError",
     "Usage",
     "ValidatorError",
-    "Whitespace",
     "default_model_path",
     "json_schema_to_gbnf",
     "structured",
     "tool",
 ]
+
+# Names that left the top level, kept importable for one release: a backend author's names
+# now live in structgen.backends and the built-in grammars in structgen.gbnf.
+_MOVED = {
+    **dict.fromkeys(
+        ["Alternative", "AsyncBackend", "Backend", "ChoiceTable", "Completion", "CompletionRequest",
+         "Engine", "Event", "FinishReason", "JsonPath", "MemberRules", "Reasoning", "Role",
+         "SamplingSettings", "Score", "ScoreRequest", "ScoringBackend", "StopGeneration",
+         "TemplatedBackend", "Timeout", "Trigger"],
+        "structgen.backends",
+    ),
+    **dict.fromkeys(
+        ["ARITHMETIC_GBNF", "CHESS_GBNF", "C_GBNF", "ENGLISH_GBNF", "JAPANESE_GBNF", "JSON_ARR_GBNF",
+         "JSON_GBNF", "LIST_GBNF"],
+        "structgen.gbnf",
+    ),
+}
+
+# Aliases of the values an option takes, no longer public: a caller writes the values, and a
+# function passing the options on annotates them with ToolOptions or GenerateOptions.
+_RETIRED = {
+    "ArgumentsName": ("._generate._copied", "the `arguments` field of structgen.ToolOptions"),
+    "CallInReply": ("._generate._tool_policy", "the `call_in_reply` field of structgen.Policy"),
+    "DecisionName": ("._generate._tool_policy", "the `decision` field of structgen.ToolOptions"),
+    "DescribeStyle": ("._generate._describe", "the `describe` argument of structgen.structured"),
+    "Escapes": ("._schema.options", "the `escapes` field of structgen.GrammarOptions"),
+    "HintPlacement": ("._generate._output", "the `hint_placement` argument of structgen.structured"),
+    "KeyOrder": ("._schema.options", "the `key_order` field of structgen.GrammarOptions"),
+    "OfferedCall": ("._generate._tool_policy", "the `offered_call` field of structgen.Policy"),
+    "OfferedTools": ("._generate._tool_policy", "the `offered_tools` field of structgen.Policy"),
+    "PolicyName": ("._generate._tool_policy", "the `policy` field of structgen.ToolOptions"),
+    "PresetName": ("._schema.options", "structgen.GrammarOptions.preset"),
+    "ReasoningOption": ("._generate._reasoning", "the `reasoning` field of structgen.GenerateOptions"),
+    "ToolChoice": ("._generate._tool_calls", "the `tool_choice` field of structgen.ToolOptions"),
+    "ToolFormatName": ("._generate._tool_api", "the `tool_format` field of structgen.ToolOptions"),
+    "Whitespace": ("._schema.options", "the `whitespace` field of structgen.GrammarOptions"),
+}
+
+if not TYPE_CHECKING:  # type checkers see only the current surface: checked code learns the new paths
+
+    def __getattr__(name: str) -> Any:
+        import importlib
+        import warnings
+
+        if name in _MOVED:
+            message = f"structgen.{name} moved to {_MOVED[name]}.{name}"
+            module = importlib.import_module(_MOVED[name])
+        elif name in _RETIRED:
+            private, values = _RETIRED[name]
+            message = f"structgen.{name} is deprecated: {values} lists the values it took"
+            module = importlib.import_module(private, __name__)
+        else:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        return getattr(module, name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-import structgen
+import structgen.gbnf
 from structgen import Grammar
 from structgen.testing import accepts
 
@@ -23,10 +23,10 @@ CASES = [
 
 @pytest.mark.parametrize(("name", "good", "bad"), CASES)
 def test_builtin(name: str, good: str, bad: str) -> None:
-    grammar = Grammar.from_string(getattr(structgen, name))
+    grammar = Grammar.from_string(getattr(structgen.gbnf, name))
     assert accepts(grammar, good)
     assert not accepts(grammar, bad)
 
 
 def test_json_strings_refuse_raw_control_characters() -> None:
-    assert not accepts(structgen.JSON_GBNF, '{"a": "x\ny"}')
+    assert not accepts(structgen.gbnf.JSON_GBNF, '{"a": "x\ny"}')

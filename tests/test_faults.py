@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationInfo, field_validator, model_validator
 from typing_extensions import TypeAliasType
 
 import structgen as sg
+from structgen.backends import Completion, CompletionRequest
 from structgen.testing import ScriptedBackend
 from thread_support import in_threads
 
@@ -173,13 +174,13 @@ def test_a_lazy_grammar_whose_free_text_fills_the_context_ends_as_length(small: 
 
     hint = spec_for(Numbers).system_hint
     assert hint is not None
-    request = sg.CompletionRequest(
+    request = CompletionRequest(
         messages=(sg.Message("system", hint), sg.Message("user", COUNTING)),
         gbnf='root ::= "<call>" [a-z]+', max_tokens=400, triggers=("<call>",),
     )
     events = list(small.backend.complete(request))
     completion = events[-1]
-    assert isinstance(completion, sg.Completion) and completion.finish_reason == "length"
+    assert isinstance(completion, Completion) and completion.finish_reason == "length"
     assert completion.text and "context window filled" in completion.length_cause(400)
     assert completion.usage.prompt_tokens + completion.usage.completion_tokens == 256
     assert small.generate(Code, code_prompt(64)) == Code(value=64)

@@ -25,6 +25,7 @@ from structgen._errors import (
     OutputValidationError,
     RefusalError,
 )
+from structgen.backends import CompletionRequest
 from thread_support import in_threads
 
 pytestmark = pytest.mark.model
@@ -401,11 +402,11 @@ def test_from_llama_keeps_llama_usable(llm: sg.LLM) -> None:
 
 def test_custom_backend_through_the_seam(llm: sg.LLM) -> None:
     """Any object with ``complete`` works; here one that records requests and delegates."""
-    seen: list[sg.CompletionRequest] = []
+    seen: list[CompletionRequest] = []
     inner = llm.backend
 
     class Recording:
-        def complete(self, request: sg.CompletionRequest):  # type: ignore[no-untyped-def]
+        def complete(self, request: CompletionRequest):  # type: ignore[no-untyped-def]
             seen.append(request)
             return inner.complete(request)
 

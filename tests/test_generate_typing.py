@@ -62,8 +62,49 @@ EXPECTED = [
 
 
 def test_generate_reveals_the_output_type(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    program = tmp_path / "m.py"
-    program.write_text(textwrap.dedent(PROGRAM))
+    stdout = _mypy(PROGRAM, tmp_path, monkeypatch)
+    revealed = re.findall(r'Revealed type is "(.*)"', stdout)
+    assert revealed == EXPECTED, stdout
+    errors = [line for line in stdout.splitlines() if ": error:" in line]
+    assert not errors, "\n".join(errors)
+
+
+TOOLS_PROGRAM = '''
+from pydantic import BaseModel
+from typing_extensions import Unpack
+from structgen import LLM, ToolOptions, ToolTurn
+
+class Address(BaseModel):
+    city: str
+
+def add(a: int, b: int) -> int:
+    return a + b
+
+def ask(llm: LLM, **options: Unpack[ToolOptions]) -> ToolTurn:
+    return llm.call_tools("x", [add], **options)
+
+async def check(llm: LLM) -> None:
+    reveal_type(llm.run_tools("x", [add], output_type=Address).output)
+    reveal_type(await llm.acall_tool("x", [add], tool_choice="add", temperature=0.2))
+    ask(llm, policy="small-model", parallel=False)
+    llm.call_tools("x", [add], policy="smallest")
+    llm.stream_tools("x", [add], max_call=2)
+'''
+
+
+def test_the_tool_methods_check_their_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Unpack[ToolOptions]``: a misspelt option or value is an error, and a wrapper passes them on."""
+    stdout = _mypy(TOOLS_PROGRAM, tmp_path, monkeypatch)
+    assert re.findall(r'Revealed type is "(.*)"', stdout) == ["m.Address", "structgen._tools._calls.ToolCall"], stdout
+    errors = [line.split(": error: ")[1] for line in stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 2, stdout
+    assert errors[0].startswith('Argument "policy" to "call_tools"'), stdout
+    assert errors[1].startswith('Unexpected keyword argument "max_call" for "stream_tools"'), stdout
+
+
+def _mypy(program: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    path = tmp_path / "m.py"
+    path.write_text(textwrap.dedent(program))
     # Check against this repository's structgen, however it is installed.
     monkeypatch.setenv("MYPYPATH", str(Path(__file__).resolve().parents[1]))
     stdout, stderr, _status = api.run(
@@ -73,11 +114,8 @@ def test_generate_reveals_the_output_type(tmp_path: Path, monkeypatch: pytest.Mo
             "--no-incremental",
             "--cache-dir=/dev/null",
             "--python-version=3.11",
-            str(program),
+            str(path),
         ]
     )
     assert not stderr, stderr
-    revealed = re.findall(r'Revealed type is "(.*)"', stdout)
-    assert revealed == EXPECTED, stdout
-    errors = [line for line in stdout.splitlines() if ": error:" in line]
-    assert not errors, "\n".join(errors)
+    return stdout

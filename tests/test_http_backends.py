@@ -24,6 +24,7 @@ from pydantic import BaseModel, field_validator
 
 import structgen as sg
 from structgen._errors import BackendError, GrammarError
+from structgen.backends import Backend, Completion, CompletionRequest, ScoreRequest, ScoringBackend
 
 KEY = "sk-test-5f1d0c9a7e"
 GBNF = 'root ::= "{" ws "\\"city\\"" ws ":" ws "\\"" [A-Za-z]+ "\\"" ws "}"\nws ::= [ ]?\n'
@@ -37,9 +38,9 @@ class City(BaseModel):
 Handler = Callable[[httpx.Request], httpx.Response]
 
 
-def _request(**changes: Any) -> sg.CompletionRequest:
+def _request(**changes: Any) -> CompletionRequest:
     fields: dict[str, Any] = {"messages": (sg.Message("user", "Where?"),), "gbnf": GBNF, **changes}
-    return sg.CompletionRequest(**fields)
+    return CompletionRequest(**fields)
 
 
 def _sse(*events: Any, done: bool = True) -> bytes:
@@ -122,7 +123,7 @@ def test_a_start_rule_other_than_root_is_aliased_and_a_model_is_optional() -> No
     seen: list[httpx.Request] = []
     backend = _openai(_answering("yes", seen=seen), engine="sglang")
     events = list(backend.complete(_request(gbnf='answer ::= "yes"\n', root="answer")))
-    assert events[-1] == sg.Completion("yes", "stop", events[-1].usage)  # type: ignore[union-attr]
+    assert events[-1] == Completion("yes", "stop", events[-1].usage)  # type: ignore[union-attr]
     body = _body(seen[0])
     assert body["ebnf"] == 'root ::= answer\nanswer ::= "yes"\n' and "model" not in body
     with pytest.raises(BackendError, match="defines a 'root'"):
@@ -315,8 +316,8 @@ def _scoring_server(pieces: list[tuple[int, Any]], generated: list[bytes], *, gr
 def test_the_server_scores_text_by_the_tokens_it_forces() -> None:
     seen: list[dict[str, Any]] = []
     backend = _scoring_server([(11, " Will"), (12, " it"), (13, " rain")], [b" Will", b" it", b" rain"], seen=seen)
-    assert isinstance(backend, sg.ScoringBackend)
-    scores = backend.score(sg.ScoreRequest("A user asks:", (" Will it rain", "")))
+    assert isinstance(backend, ScoringBackend)
+    scores = backend.score(ScoreRequest("A user asks:", (" Will it rain", "")))
     assert [(s.logprob, s.tokens) for s in scores] == [(-1.5, 3), (0.0, 0)]
     assert [r["path"] for r in seen] == ["/tokenize", "/completion"]  # nothing sent for ""
     assert seen[0]["add_special"] is False and seen[0]["with_pieces"] is True
@@ -332,13 +333,13 @@ def test_tokens_that_hold_part_of_a_character_are_spelled_as_text() -> None:
     ecircumflex = "\u1ebf".encode()  # three bytes, two tokens
     backend = _scoring_server([(410, " ch"), (31604, list(ecircumflex[:2])), (140, list(ecircumflex[2:])), (94, "n")],
                               [b" ch", ecircumflex, b"n"], seen=seen)
-    (score,) = backend.score(sg.ScoreRequest("A user asks:", (" ch\u1ebfn",)))
+    (score,) = backend.score(ScoreRequest("A user asks:", (" ch\u1ebfn",)))
     assert (score.logprob, score.tokens) == (-1.5, 4)
     assert seen[1]["grammar"] == 'root ::= <[410]> "\u1ebf" <[94]>'
 
 
 def test_a_server_that_cannot_score_says_so() -> None:
-    request = sg.ScoreRequest("A user asks:", (" Hi",))
+    request = ScoreRequest("A user asks:", (" Hi",))
     with pytest.raises(BackendError, match="token syntax") as caught:
         _scoring_server([(7, " Hi")], [b" Hi"], grammar_error=True).score(request)
     assert isinstance(caught.value.__cause__, GrammarError) and caught.value.url.endswith("/completion")
@@ -576,7 +577,7 @@ def test_the_backends_are_async_backends_and_close_cleanly() -> None:
     from structgen._backends._seam import AsyncBackend
 
     backend = _openai(_answering())
-    assert isinstance(backend, AsyncBackend) and isinstance(backend, sg.Backend)
+    assert isinstance(backend, AsyncBackend) and isinstance(backend, Backend)
     assert isinstance(_llama(_answering()), AsyncBackend)
     list(backend.complete(_request()))
     backend.close()

@@ -41,7 +41,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_backends",),
     ("_generate",),
     ("_extract",),
-    ("testing",),
+    ("testing", "backends", "gbnf"),
     ("__init__",),
     ("_cli", "_pytest_plugin"),
     ("__main__",),

@@ -1,4 +1,5 @@
-"""Every default is stated once: sampling in ``DEFAULT_SAMPLING``, grammar options in ``PRESETS``.
+"""Every default is stated once: sampling in ``DEFAULT_SAMPLING``, grammar options in ``PRESETS``,
+tool options in the keywords of ``turn_steps``.
 The keyword signatures that restate names (for typing) are held to those sources here."""
 
 from __future__ import annotations
@@ -9,12 +10,15 @@ from dataclasses import fields, replace
 from typing import Any
 
 import pytest
+from typing_extensions import get_overloads
 
-from structgen import LLM, SamplingSettings
+from structgen import LLM, ToolOptions
 from structgen._backends._seam import DEFAULT_SAMPLING
 from structgen._generate._attempts import SAMPLING_KEYWORDS, Sampling
 from structgen._generate._generation import GenerateOptions, PromptOptions
-from structgen._generate._tool_api import turn_steps
+from structgen._generate._tool_api import DEFAULT_MAX_CALLS, turn_steps
+from structgen.backends import SamplingSettings
+from structgen.testing import ScriptedBackend
 
 SAMPLING = [f.name for f in fields(SamplingSettings)]
 
@@ -39,6 +43,38 @@ def test_every_call_takes_its_sampling_defaults_from_one_place() -> None:
         Sampling.of({"temprature": 0.5}, seed=7, max_tokens=100, max_retries=2)
 
 
-def test_the_tool_keywords_of_call_tools_are_its_operations_own() -> None:
-    public, operation = _keywords(LLM.call_tools), _keywords(turn_steps)
-    assert {name: p.default for name, p in public.items()} == {name: p.default for name, p in operation.items()}
+def test_the_tool_options_are_the_turns_keywords_whose_defaults_it_states_once() -> None:
+    keywords = _keywords(turn_steps)
+    assert set(typing.get_type_hints(ToolOptions)) == set(keywords) | SAMPLING_KEYWORDS
+    shown = {name: repr(p.default).replace("'", '"') for name, p in keywords.items()}
+    assert all(f"``{name}={value}``" in (ToolOptions.__doc__ or "") for name, value in shown.items()), shown
+    assert f"at most {DEFAULT_MAX_CALLS}" in (ToolOptions.__doc__ or "")
+
+
+def test_every_tool_method_takes_the_tool_options() -> None:
+    """As ``generate`` takes ``Unpack[GenerateOptions]``: one TypedDict, so a caller's wrapper
+    can pass the options on typed."""
+    methods = [name for name, function in vars(LLM).items()
+               if inspect.isfunction(function) and "tools" in inspect.signature(function).parameters]
+    assert sorted(methods) == ["acall_tool", "acall_tools", "arun_tools", "astream_tools", "call_tool",
+                               "call_tools", "run_tools", "stream_tools"]
+    for name in methods:
+        for function in [getattr(LLM, name), *get_overloads(getattr(LLM, name))]:
+            options = inspect.signature(function).parameters["options"]
+            assert options.kind is inspect.Parameter.VAR_KEYWORD and options.annotation == "Unpack[ToolOptions]", name
+            assert not _keywords(function).keys() - {"output_type", "max_rounds"}, name
+
+
+def test_a_foreign_tool_keyword_is_a_type_error() -> None:
+    llm = LLM(backend=ScriptedBackend())
+    with pytest.raises(TypeError, match="temprature"):
+        llm.call_tools("x", [_add], temprature=0.5)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="run_tools decides tool_choice itself"):
+        llm.run_tools("x", [_add], tool_choice="none")
+    with pytest.raises(ValueError, match="call_tool always calls"):
+        llm.call_tool("x", [_add], tool_choice="auto")
+
+
+def _add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b

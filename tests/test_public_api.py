@@ -2,35 +2,143 @@
 
 from __future__ import annotations
 
+import ast
 import builtins
 import collections.abc
 import dataclasses
+import importlib
 import inspect
 import re
+import subprocess
 import sys
+import types
 import typing
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import pytest
 import typing_extensions
 from typing_extensions import get_overloads
 
 import structgen
+import structgen.backends
+import structgen.gbnf
+
+ROOT = Path(__file__).resolve().parents[1]
 
 PUBLIC = [
+    "ArgumentsDelta",
+    "BackendError",
+    "ConverterCacheInfo",
+    "GenerateOptions",
+    "GenerationError",
+    "Grammar",
+    "GrammarError",
+    "GrammarOptions",
+    "IncompleteOutputError",
+    "LLM",
+    "LlamaCppBackend",
+    "LlamaServerBackend",
+    "MaxRoundsError",
+    "Message",
+    "ModelNotFoundError",
+    "OpenAICompatibleBackend",
+    "OutputValidationError",
+    "Policy",
+    "PromptOptions",
+    "PromptOrMessages",
+    "ReasoningDelta",
+    "Refusal",
+    "RefusalError",
+    "Result",
+    "SamplingOptions",
+    "SchemaConverter",
+    "SchemaError",
+    "SlowGrammarError",
+    "StructgenError",
+    "TextDelta",
+    "Tool",
+    "ToolCall",
+    "ToolDefinitionError",
+    "ToolExecutionError",
+    "ToolOptions",
+    "ToolRun",
+    "ToolSource",
+    "ToolStreamEvent",
+    "ToolTurn",
+    "UnsupportedSchemaError",
+    "Usage",
+    "ValidatorError",
+    "default_model_path",
+    "json_schema_to_gbnf",
+    "structured",
+    "tool",
+]
+
+BACKENDS = [
+    "Alternative",
+    "AsyncBackend",
+    "Backend",
+    "ChoiceTable",
+    "Completion",
+    "CompletionRequest",
+    "Engine",
+    "Event",
+    "FinishReason",
+    "JsonPath",
+    "LlamaCppBackend",
+    "LlamaServerBackend",
+    "MemberRules",
+    "Message",
+    "OpenAICompatibleBackend",
+    "Reasoning",
+    "ReasoningDelta",
+    "Role",
+    "SamplingSettings",
+    "Score",
+    "ScoreRequest",
+    "ScoringBackend",
+    "StopGeneration",
+    "TemplatedBackend",
+    "TextDelta",
+    "Timeout",
+    "Trigger",
+    "Usage",
+]
+
+GBNF = [
+    "ARITHMETIC_GBNF",
+    "CHESS_GBNF",
+    "C_GBNF",
+    "ENGLISH_GBNF",
+    "GbnfGrammar",
+    "JAPANESE_GBNF",
+    "JSON_ARR_GBNF",
+    "JSON_GBNF",
+    "LIST_GBNF",
+    "LintFinding",
+    "Recognizer",
+    "check_safe",
+    "format_gbnf",
+    "lint",
+    "lint_portable",
+    "parse_gbnf",
+]
+
+#: Names that left the top level; each stays importable, with a DeprecationWarning, for one release.
+DEPRECATED = [
     "ARITHMETIC_GBNF",
     "Alternative",
-    "ArgumentsDelta",
     "ArgumentsName",
     "AsyncBackend",
     "Backend",
-    "BackendError",
     "CHESS_GBNF",
     "C_GBNF",
     "CallInReply",
     "ChoiceTable",
     "Completion",
     "CompletionRequest",
-    "ConverterCacheInfo",
     "DecisionName",
     "DescribeStyle",
     "ENGLISH_GBNF",
@@ -38,85 +146,103 @@ PUBLIC = [
     "Escapes",
     "Event",
     "FinishReason",
-    "GenerateOptions",
-    "GenerationError",
-    "Grammar",
-    "GrammarError",
-    "GrammarOptions",
     "HintPlacement",
-    "IncompleteOutputError",
     "JAPANESE_GBNF",
     "JSON_ARR_GBNF",
     "JSON_GBNF",
     "JsonPath",
     "KeyOrder",
     "LIST_GBNF",
-    "LLM",
-    "LlamaCppBackend",
-    "LlamaServerBackend",
-    "MaxRoundsError",
     "MemberRules",
-    "Message",
-    "ModelNotFoundError",
     "OfferedCall",
     "OfferedTools",
-    "OpenAICompatibleBackend",
-    "OutputValidationError",
-    "Policy",
     "PolicyName",
     "PresetName",
-    "PromptOptions",
-    "PromptOrMessages",
     "Reasoning",
-    "ReasoningDelta",
     "ReasoningOption",
-    "Refusal",
-    "RefusalError",
-    "Result",
     "Role",
-    "SamplingOptions",
     "SamplingSettings",
-    "SchemaConverter",
-    "SchemaError",
     "Score",
     "ScoreRequest",
     "ScoringBackend",
-    "SlowGrammarError",
     "StopGeneration",
-    "StructgenError",
     "TemplatedBackend",
-    "TextDelta",
     "Timeout",
-    "Tool",
-    "ToolCall",
     "ToolChoice",
-    "ToolDefinitionError",
-    "ToolExecutionError",
     "ToolFormatName",
-    "ToolRun",
-    "ToolSource",
-    "ToolStreamEvent",
-    "ToolTurn",
     "Trigger",
-    "UnsupportedSchemaError",
-    "Usage",
-    "ValidatorError",
     "Whitespace",
-    "default_model_path",
-    "json_schema_to_gbnf",
-    "structured",
-    "tool",
 ]
 
 
-def test_all_is_pinned_and_sorted() -> None:
-    assert structgen.__all__ == PUBLIC
-    assert structgen.__all__ == sorted(structgen.__all__)
+@pytest.mark.parametrize(("module", "pinned"), [(structgen, PUBLIC), (structgen.backends, BACKENDS),
+                                                (structgen.gbnf, GBNF)])
+def test_all_is_pinned_and_sorted(module: types.ModuleType, pinned: list[str]) -> None:
+    assert module.__all__ == pinned
+    assert module.__all__ == sorted(module.__all__)
+    for name in module.__all__:
+        assert getattr(module, name) is not None
 
 
-def test_every_public_name_exists() -> None:
-    for name in structgen.__all__:
-        assert getattr(structgen, name) is not None
+def test_the_concrete_backends_are_one_object_in_both_homes() -> None:
+    for name in ("LlamaCppBackend", "LlamaServerBackend", "OpenAICompatibleBackend", "Message", "Usage"):
+        assert getattr(structgen, name) is getattr(structgen.backends, name)
+
+
+def test_importing_structgen_warns_of_nothing() -> None:
+    code = "import structgen, structgen.backends, structgen.gbnf, structgen.testing"
+    subprocess.run([sys.executable, "-W", "error:structgen:DeprecationWarning", "-c", code], check=True)
+
+
+@pytest.mark.parametrize("name", DEPRECATED)
+def test_an_old_name_still_imports_with_a_warning(name: str) -> None:
+    assert name not in structgen.__all__
+    home = structgen._MOVED.get(name)
+    match = rf"structgen\.{name} moved to {re.escape(home)}\.{name}" if home else rf"structgen\.{name} is deprecated"
+    with pytest.warns(DeprecationWarning, match=match):
+        value = getattr(structgen, name)
+    with pytest.warns(DeprecationWarning, match=match):
+        exec(f"from structgen import {name} as imported", namespace := {})
+    assert namespace["imported"] is value
+    if home:
+        assert value is getattr(sys.modules[home], name)
+    else:  # the private alias itself, for annotations written against it
+        private, _ = structgen._RETIRED[name]
+        assert value is getattr(importlib.import_module(private, "structgen"), name)
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'Backends'"):
+        structgen.Backends  # type: ignore[attr-defined]
+
+
+def _python_sources() -> Iterator[tuple[str, str]]:
+    """(where, code) for every Python file of the repository and every python block of its docs."""
+    for path in sorted(ROOT.rglob("*.py")):
+        if not {".venv", "site", "build", "bench"} & set(path.relative_to(ROOT).parts):
+            yield str(path.relative_to(ROOT)), path.read_text()
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = page.read_text()
+        for block in re.finditer(r"^```(?:python|py)\n(.*?)^```", text, re.M | re.S):
+            yield f"{page.relative_to(ROOT)}:{text[:block.start()].count(chr(10)) + 1}", block[1]
+
+
+def test_nothing_in_the_repository_uses_an_old_name() -> None:
+    used = []
+    for where, code in _python_sources():
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            continue
+        names = {"structgen"} | {a.asname for node in ast.walk(tree) if isinstance(node, ast.Import)
+                                 for a in node.names if a.name == "structgen" and a.asname}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "structgen" and not node.level:
+                used += [f"{where}:{node.lineno} {a.name}" for a in node.names if a.name in DEPRECATED]
+            elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                  and node.value.id in names and node.attr in DEPRECATED):
+                used.append(f"{where}:{node.lineno} {node.attr}")
+    assert not used
 
 
 def test_one_error_hierarchy() -> None:
@@ -140,10 +266,10 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _public_functions() -> list[tuple[str, Any]]:
-    """Every public function and method reachable from ``__all__`` (overloads included)."""
+    """Every public function and method reachable from the ``__all__`` of ``structgen`` and
+    ``structgen.backends`` (overloads included)."""
     found: list[tuple[str, Any]] = []
-    for name in structgen.__all__:
-        obj = getattr(structgen, name)
+    for name, obj in [(n, getattr(m, n)) for m in (structgen, structgen.backends) for n in m.__all__]:
         if inspect.isclass(obj):
             for klass in obj.__mro__:
                 if klass is object or not klass.__module__.startswith("structgen"):
@@ -175,10 +301,20 @@ def _foreign(word: str, value: Any) -> bool:
     return defined and not value.__module__.startswith("structgen")
 
 
+def _values_only(value: Any) -> bool:
+    """Whether ``value`` is an alias of literal values and builtins (``Literal["a", "b"]``,
+    ``bool | int | None``): its strings are what a caller writes, and the docs list them."""
+    if typing.get_origin(value) is typing.Literal:
+        return True
+    if typing.get_origin(value) is typing.Union:
+        return all(_values_only(arg) for arg in typing.get_args(value))
+    return value in (bool, int, float, str, type(None))
+
+
 def test_no_private_type_appears_in_a_public_signature() -> None:
     """Each name in a public annotation (as docs and IDEs show it) that structgen defines is
-    importable from ``structgen`` itself: a user can name every type they are handed."""
-    public = {id(getattr(structgen, name)) for name in structgen.__all__}
+    importable from a public module: a user can name every type they are handed."""
+    public = {id(getattr(m, name)) for m in (structgen, structgen.backends, structgen.gbnf) for name in m.__all__}
     leaks: dict[str, set[str]] = {}
     for where, obj in _public_functions():
         module = sys.modules[obj.__module__]
@@ -187,7 +323,8 @@ def test_no_private_type_appears_in_a_public_signature() -> None:
                 if word not in vars(module):
                     continue
                 value = vars(module)[word]
-                if inspect.ismodule(value) or isinstance(value, typing.TypeVar) or _foreign(word, value):
+                if (inspect.ismodule(value) or isinstance(value, typing.TypeVar) or _foreign(word, value)
+                        or _values_only(value)):
                     continue
                 if id(value) not in public:
                     leaks.setdefault(f"{word} ({obj.__module__})", set()).add(where)

@@ -12,6 +12,7 @@ import pytest
 from pydantic import BaseModel, field_validator
 
 import structgen as sg
+from structgen.backends import Completion
 from structgen.testing import ScriptedBackend
 
 
@@ -90,21 +91,21 @@ def test_a_refusal_raises_or_returns_its_reason() -> None:
 
 def test_a_budget_that_runs_out_is_incomplete_output_carrying_the_text() -> None:
     cut = '{"title": "Login fa'
-    llm, _ = llm_of(sg.Completion(cut, "length", sg.Usage(attempts=1, sampled_tokens=8)))
+    llm, _ = llm_of(Completion(cut, "length", sg.Usage(attempts=1, sampled_tokens=8)))
     with pytest.raises(sg.IncompleteOutputError) as caught:
         llm.generate(Ticket, "Login is broken!", max_tokens=8)
     assert caught.value.text == cut and "max_tokens=8" in str(caught.value)
 
 
 def test_a_loop_with_no_way_out_fails_at_once_naming_where() -> None:
-    stuck = sg.Completion('{"title": "ha ha ha ha', "repeat", sg.Usage(attempts=1), detail="/title kept repeating")
+    stuck = Completion('{"title": "ha ha ha ha', "repeat", sg.Usage(attempts=1), detail="/title kept repeating")
     llm, _ = llm_of(stuck)
     with pytest.raises(sg.IncompleteOutputError, match="/title kept repeating"):
         llm.generate(Ticket, "Laugh.")
 
 
 def test_a_loop_closed_early_is_a_warning_naming_the_pointer() -> None:
-    closed = sg.Completion(TICKET, "stop", sg.Usage(attempts=1), loops=("/title",))
+    closed = Completion(TICKET, "stop", sg.Usage(attempts=1), loops=("/title",))
     llm, _ = llm_of(closed)
     with pytest.warns(UserWarning, match="/title"):
         assert llm.generate(Ticket, "Login is broken!").priority == "high"

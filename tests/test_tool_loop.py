@@ -16,6 +16,7 @@ import pytest
 from pydantic import BaseModel, field_validator
 
 import structgen as sg
+from structgen.backends import Backend, Completion, CompletionRequest
 from structgen.testing import ScriptedBackend
 
 
@@ -207,9 +208,9 @@ def test_an_invalid_offered_call_ends_the_turn_without_a_retry() -> None:
     assert [c.arguments.title for c in turn.calls] == ["Dune"] and turn.usage.attempts == 1
 
 
-def cut_short(text: str) -> sg.Completion:
+def cut_short(text: str) -> Completion:
     """An answer that ran out of ``max_tokens``."""
-    return sg.Completion(text, "length", sg.Usage(attempts=1, sampled_tokens=len(text)))
+    return Completion(text, "length", sg.Usage(attempts=1, sampled_tokens=len(text)))
 
 
 def test_a_budget_that_runs_out_in_a_later_call_keeps_the_whole_calls() -> None:
@@ -241,18 +242,18 @@ class ThreadRecording(ScriptedBackend):
         super().__init__(*answers)
         self.threads: list[int] = []
 
-    def complete(self, request: sg.CompletionRequest) -> Any:
+    def complete(self, request: CompletionRequest) -> Any:
         self.threads.append(threading.get_ident())
         return super().complete(request)
 
 
-class BlockingOnly(sg.Backend):  # type: ignore[misc]
+class BlockingOnly(Backend):  # type: ignore[misc]
     """Only the blocking side of the seam (what the in-process backend offers)."""
 
     def __init__(self, script: ThreadRecording) -> None:
         self.script = script
 
-    def complete(self, request: sg.CompletionRequest) -> Any:
+    def complete(self, request: CompletionRequest) -> Any:
         return self.script.complete(request)
 
     def close(self) -> None:
@@ -329,7 +330,7 @@ def test_a_raising_tool_ends_the_run_with_the_conversation_on_both_drivers() -> 
         assert caught.value.messages[-1].tool_calls[0]["function"]["name"] == "broken", driver
 
 
-class AllAtOnce(sg.Backend):  # type: ignore[misc]
+class AllAtOnce(Backend):  # type: ignore[misc]
     """A blocking backend whose every completion waits until ``n`` of them are under way, as
     generations decoded together do; run one at a time, or ``n`` at a time on fewer threads,
     it never answers."""
@@ -338,7 +339,7 @@ class AllAtOnce(sg.Backend):  # type: ignore[misc]
         self.everyone = threading.Barrier(n, timeout=30)
         self.script = ScriptedBackend(*(['"yes"'] * n))
 
-    def complete(self, request: sg.CompletionRequest) -> Any:
+    def complete(self, request: CompletionRequest) -> Any:
         self.everyone.wait()
         return self.script.complete(request)
 

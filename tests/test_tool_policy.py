@@ -11,10 +11,9 @@ import numpy.typing as npt
 import pytest
 
 import structgen as sg
-from structgen import OfferedCall
 from structgen._backends._seam import Message, Score, ScoreRequest
 from structgen._generate._steps import finish, run_blocking
-from structgen._generate._tool_policy import CHAT_CONTEXT, Meanings, channel_scores, plan, tool_context
+from structgen._generate._tool_policy import CHAT_CONTEXT, Meanings, OfferedCall, channel_scores, plan, tool_context
 from structgen._tools._tool import as_tools
 from structgen.testing import ScriptedBackend
 

@@ -20,9 +20,9 @@ from typing import Literal
 import pytest
 
 import structgen as sg
-from structgen import OfferedCall
 from structgen._backends._seam import TextDelta
 from structgen._generate._tool_formats import HERMES_FORMAT
+from structgen._generate._tool_policy import OfferedCall, PolicyName
 from structgen._tools import as_tools
 from structgen.testing import ScriptedBackend, accepts
 from tests.server_support import ROOT, running_server, tool_model_path
@@ -176,7 +176,7 @@ def test_a_streamed_call_is_a_call_not_text(qwen: sg.LLM) -> None:
 
 
 @pytest.mark.parametrize("policy", ["auto", "tool-trained", "small-model"])
-def test_the_scored_policies_force_the_format(qwen: sg.LLM, policy: sg.PolicyName) -> None:
+def test_the_scored_policies_force_the_format(qwen: sg.LLM, policy: PolicyName) -> None:
     turn = qwen.call_tools("What's the weather in Paris?", TOOLS, policy=policy)
     assert turn.raw.startswith("<tool_call>\n{") and turn.calls[0].arguments.city == "Paris"
 

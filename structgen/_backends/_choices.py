@@ -9,7 +9,7 @@ full likelihood. A :class:`ChoiceTable` names those positions (the front end bui
 JSON Schema); :class:`JsonCursor` tracks where a growing JSON text stands, including which keys
 and items each open container already holds, so the sampler can refuse to write one twice
 (:class:`MemberRules`). The table and the rules are values of the backend seam
-(``_seam``): they travel in a :class:`~structgen.CompletionRequest`.
+(``_seam``): they travel in a :class:`~structgen.backends.CompletionRequest`.
 """
 
 from __future__ import annotations

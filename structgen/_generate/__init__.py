@@ -2,7 +2,7 @@
 
 Public names (exported by ``structgen``): :class:`LLM`, :class:`Result`, :class:`Refusal`,
 :func:`structured`. The front end knows output types, prompts, retries, tools and streaming;
-a backend only turns a :class:`~structgen.CompletionRequest` into text.
+a backend only turns a :class:`~structgen.backends.CompletionRequest` into text.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``structgen.LLM``: typed generation — ``llm.generate(Model, prompt) -> Model``.
 
 The LLM knows output types, prompts, retries and errors; the model itself sits behind a
-:class:`~structgen.Backend` (in-process llama.cpp by default), which only
+:class:`~structgen.backends.Backend` (in-process llama.cpp by default), which only
 turns (messages, grammar, sampling settings) into text.
 """
 
@@ -20,15 +20,15 @@ from .._backends._seam import Backend, Reasoning, ReasoningDelta, TemplatedBacke
 from .._embedding import SentenceEncoder, embedding_model_folder
 from .._tools._calls import ToolCall, ToolRun, ToolTurn
 from .._tools._tool import ToolSource
-from ._attempts import Sampling, SamplingOptions
-from ._copied import ArgumentsName
+from ._attempts import Sampling
 from ._generation import GenerateOptions, Partials, PromptOptions, Result, generation
-from ._reasoning import ReasoningOption, reasoning_section
+from ._reasoning import reasoning_section
 from ._output import Refusal
 from ._steps import Done, Steps, finish, result_of, run_async, run_blocking
 from ._tool_api import (
     Caller,
     ToolFormatName,
+    ToolOptions,
     PromptOrMessages,
     ToolStreamEvent,
     one_call,
@@ -36,9 +36,9 @@ from ._tool_api import (
     tool_format_for,
     turn_steps,
 )
-from ._tool_calls import ToolChoice, TurnEvent
+from ._tool_calls import TurnEvent
 from ._warnings import outside_structgen
-from ._tool_policy import DecisionName, Meanings, Policy, PolicyName, resolve_policy
+from ._tool_policy import Meanings, resolve_policy
 
 T = TypeVar("T")
 
@@ -300,13 +300,10 @@ class LLM:
         return f"LLM(backend={self.backend!r}, tool_policy={self.tool_policy!r})"
 
     def call_tools(
-        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
-        tool_choice: ToolChoice = "auto", parallel: bool = True, max_calls: int | None = None,
-        system: str | None = None, tool_format: ToolFormatName = "auto", policy: PolicyName | Policy = "auto",
-        decision: DecisionName | None = None, arguments: ArgumentsName | None = None,
-        reasoning: ReasoningOption = None, **sampling: Unpack[SamplingOptions],
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Unpack[ToolOptions]
     ) -> ToolTurn:
-        """One turn: the calls the model makes with ``tools``, or its text reply.
+        """One turn: the calls the model makes with ``tools``, or its text reply. The keywords
+        are :class:`~structgen.ToolOptions`, which lists their defaults.
 
         ``tool_choice``: "auto" (calling or answering, as ``policy`` decides), "required"
         (at least one call), "none" (a text answer) or a tool's name (a call to that tool).
@@ -344,23 +341,18 @@ class LLM:
         :meth:`generate`'s; the reasoning comes before the turn's calls or reply
         (``ToolTurn.reasoning``), after the policy's decision.
         """
-        steps = turn_steps(
-            self._caller, prompt_or_messages, tools, tool_choice=tool_choice, parallel=parallel,
-            max_calls=max_calls, system=system, tool_format=tool_format, policy=policy,
-            decision=decision, arguments=arguments, reasoning=reasoning, **sampling,
-        )
+        steps = turn_steps(self._caller, prompt_or_messages, tools, **options)
         return finish(run_blocking(steps, self.backend))
 
     def call_tool(
-        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
-        tool_choice: Literal["required"] | str = "required", **options: Any,
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Unpack[ToolOptions]
     ) -> ToolCall:
         """Exactly one call (to any of ``tools``, or to the one named by ``tool_choice``)."""
-        turn = self.call_tools(prompt_or_messages, tools, **one_call(tool_choice, options))
+        turn = self.call_tools(prompt_or_messages, tools, **one_call(options))
         return turn.calls[0]
 
     def stream_tools(
-        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Any
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Unpack[ToolOptions]
     ) -> Iterator[ToolStreamEvent]:
         """:meth:`call_tools`, streamed: text deltas of a reply, :class:`ArgumentsDelta` pieces of
         the call being written, each :class:`ToolCall` once its JSON is complete and validated,
@@ -380,7 +372,7 @@ class LLM:
             events.close()
 
     async def acall_tools(
-        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Any
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Unpack[ToolOptions]
     ) -> ToolTurn:
         """:meth:`call_tools` without blocking the event loop: natively on a backend with
         ``acomplete``, else the model runs in a worker thread."""
@@ -389,15 +381,14 @@ class LLM:
         return turn
 
     async def acall_tool(
-        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
-        tool_choice: Literal["required"] | str = "required", **options: Any,
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Unpack[ToolOptions]
     ) -> ToolCall:
         """:meth:`call_tool` without blocking the event loop."""
-        turn = await self.acall_tools(prompt_or_messages, tools, **one_call(tool_choice, options))
+        turn = await self.acall_tools(prompt_or_messages, tools, **one_call(options))
         return turn.calls[0]
 
     async def astream_tools(
-        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Any
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Unpack[ToolOptions]
     ) -> AsyncIterator[ToolStreamEvent]:
         """:meth:`stream_tools` for ``async for``."""
         steps = turn_steps(self._caller, prompt_or_messages, tools, **options)
@@ -413,16 +404,16 @@ class LLM:
     @overload
     def run_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
-        output_type: None = None, max_rounds: int = ..., **options: Any,
+        output_type: None = None, max_rounds: int = ..., **options: Unpack[ToolOptions],
     ) -> ToolRun[str]: ...
     @overload
     def run_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
-        output_type: TypeForm[T], max_rounds: int = ..., **options: Any,
+        output_type: TypeForm[T], max_rounds: int = ..., **options: Unpack[ToolOptions],
     ) -> ToolRun[T]: ...
     def run_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
-        output_type: Any = None, max_rounds: int = 8, **options: Any,
+        output_type: Any = None, max_rounds: int = 8, **options: Unpack[ToolOptions],
     ) -> ToolRun[Any]:
         """Call tools and run them until the model answers; the answer is typed with
         ``output_type`` (a turn that only repeats calls already made then asks for the final
@@ -434,16 +425,16 @@ class LLM:
     @overload
     async def arun_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
-        output_type: None = None, max_rounds: int = ..., **options: Any,
+        output_type: None = None, max_rounds: int = ..., **options: Unpack[ToolOptions],
     ) -> ToolRun[str]: ...
     @overload
     async def arun_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
-        output_type: TypeForm[T], max_rounds: int = ..., **options: Any,
+        output_type: TypeForm[T], max_rounds: int = ..., **options: Unpack[ToolOptions],
     ) -> ToolRun[T]: ...
     async def arun_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
-        output_type: Any = None, max_rounds: int = 8, **options: Any,
+        output_type: Any = None, max_rounds: int = 8, **options: Unpack[ToolOptions],
     ) -> ToolRun[Any]:
         """:meth:`run_tools` on the event loop: tools (async ones awaited) run here; the model
         runs here too on a backend with ``acomplete``, else in a worker thread."""

@@ -243,6 +243,8 @@ def structured(cls: type[C] | None = None, /, **settings: Any) -> Any:
     :class:`~structgen.GrammarOptions` and :class:`OutputOptions`' own. Any field of either can
     be set by name (``@structured(whitespace="minified", describe=False)``); what each means is
     in those classes. A wrong option or a type that cannot be converted raises at decoration time.
+    ``describe`` takes a bool or a style (``"full"``, ``"shape"``, ``"listing"``),
+    ``hint_placement`` one of ``"system"``, ``"before_prompt"``, ``"after_prompt"``.
     """
     options = options_from(settings)
 

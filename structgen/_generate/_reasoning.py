@@ -2,7 +2,7 @@
 
 The section is written between the markers the model's chat template uses for reasoning
 (``<think>``/``</think>`` and the like), or :data:`DEFAULT_MARKERS` for templates that have
-none; the backend bounds it (see :class:`~structgen.Reasoning`). A template that opens the
+none; the backend bounds it (see :class:`~structgen.backends.Reasoning`). A template that opens the
 section by itself gets it bounded even when ``reasoning`` is not given: a grammar from the
 first token would forbid it, and an unbounded one could take the whole budget.
 """

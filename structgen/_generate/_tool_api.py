@@ -43,6 +43,40 @@ ToolStreamEvent = TextDelta | ReasoningDelta | ArgumentsDelta | ToolCall | ToolT
 DEFAULT_MAX_CALLS = 4
 
 
+class ToolOptions(SamplingOptions, total=False):
+    """The keyword arguments every tool method of :class:`LLM` takes, as :class:`GenerateOptions`
+    are :meth:`LLM.generate`'s. Each one left out has its default:
+
+    - ``tool_choice="auto"``: calling or answering, as ``policy`` decides; ``"required"`` (at
+      least one call), ``"none"`` (a text answer) or a tool's name. ``call_tool`` makes one
+      call (``"required"`` unless a tool is named); ``run_tools`` decides it itself.
+    - ``parallel=True`` and ``max_calls=None`` (at most 4): how many calls one turn may make.
+    - ``system=None``: a system message.
+    - ``tool_format="auto"``: how calls are written: the model's own template family, or one
+      named: ``"json"``, ``"hermes"``, ``"llama3"``, ``"mistral"``.
+    - ``policy="auto"``: ``"model"``, ``"tool-trained"``, ``"small-model"`` or a :class:`Policy`
+      of your own; ``"auto"`` picks by what the model is (:attr:`LLM.tool_policy`).
+    - ``decision=None``: ``"action"``, ``"meaning"``, ``"words"`` or ``"model"``, in place of
+      the policy's.
+    - ``arguments=None``: ``"auto"``, ``"free"``, ``"copied"`` or ``"free_then_copied"``, in
+      place of the policy's.
+    - ``reasoning=None``: a reasoning section before the turn, as for :meth:`LLM.generate`.
+
+    The sampling keywords are :class:`SamplingOptions`'. :meth:`LLM.call_tools` says what each
+    choice does.
+    """
+
+    tool_choice: ToolChoice
+    parallel: bool
+    max_calls: int | None
+    system: str | None
+    tool_format: ToolFormatName
+    policy: PolicyName | Policy
+    decision: DecisionName | None
+    arguments: ArgumentsName | None
+    reasoning: ReasoningOption
+
+
 @dataclass(frozen=True)
 class Caller:
     """What the tool operations need of the :class:`~structgen.LLM` that runs them: its
@@ -64,9 +98,9 @@ def turn_steps(
     decision: DecisionName | None = None, arguments: ArgumentsName | None = None,
     reasoning: ReasoningOption = None, **sampling: Unpack[SamplingOptions],
 ) -> Steps[TurnEvent, ToolTurn]:
-    """One turn as an operation (see ``_steps``): its events and requests; returns it. The
-    defaults here are the ones ``LLM.call_tools`` documents; ``decision`` and ``arguments``,
-    where given, replace the policy's own."""
+    """One turn as an operation (see ``_steps``): its events and requests; returns it. Its
+    keywords are :class:`ToolOptions`, and their defaults are stated here only; ``decision``
+    and ``arguments``, where given, replace the policy's own."""
     fmt = caller.tool_format(tool_format)
     rules = policy_rules(policy, fmt.native, decision=decision, arguments=arguments)
     settings = TurnSettings(
@@ -83,7 +117,7 @@ def turn_steps(
 
 def run_steps(
     caller: Caller, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource],
-    output_type: Any, max_rounds: int, options: dict[str, Any],
+    output_type: Any, max_rounds: int, options: Mapping[str, Any],
 ) -> Steps[TurnEvent, ToolRun[Any]]:
     """``run_tools`` as an operation: turns, and each turn's calls run (a ``Run`` command)."""
     run = _Loop(caller, prompt_or_messages, tools, output_type, max_rounds, options)
@@ -109,8 +143,9 @@ def tool_format_for(backend: Backend, name: ToolFormatName) -> ToolFormat:
     return format_for(None, name)
 
 
-def one_call(tool_choice: str, options: dict[str, Any]) -> dict[str, Any]:
+def one_call(options: Mapping[str, Any]) -> dict[str, Any]:
     """``call_tool``'s options for ``call_tools``: one call, to any tool or the one named."""
+    tool_choice = options.get("tool_choice", "required")
     if tool_choice in ("auto", "none"):
         raise ValueError("call_tool always calls: tool_choice is 'required' or a tool's name")
     return {**options, "tool_choice": tool_choice, "parallel": False}
@@ -121,8 +156,9 @@ class _Loop:
 
     def __init__(
         self, caller: Caller, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource],
-        output_type: Any, max_rounds: int, options: dict[str, Any],
+        output_type: Any, max_rounds: int, options: Mapping[str, Any],
     ) -> None:
+        options = dict(options)
         if isinstance(max_rounds, bool) or not isinstance(max_rounds, int):
             raise TypeError(f"max_rounds must be an int, not {type(max_rounds).__name__}")
         if max_rounds < 1:
@@ -219,6 +255,6 @@ def _conversation(prompt_or_messages: PromptOrMessages, system: str | None) -> l
 
 
 __all__ = [
-    "DEFAULT_MAX_CALLS", "FINAL_TOOL", "Caller", "ToolFormatName", "PromptOrMessages", "ToolStreamEvent",
+    "DEFAULT_MAX_CALLS", "FINAL_TOOL", "Caller", "ToolFormatName", "ToolOptions", "PromptOrMessages", "ToolStreamEvent",
     "one_call", "run_steps", "tool_format_for", "turn_steps",
 ]

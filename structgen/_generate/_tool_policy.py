@@ -57,35 +57,38 @@ DECISIONS: tuple[DecisionName, ...] = ("meaning", "action", "words", "model")
 DEFAULT_DECISION: DecisionName = "action"
 
 OfferedCall = Literal["same-tool", "new-word", "new-word-or-tool"]
-"""Which second call, offered after the model's first, is kept: ``"same-tool"``, one calling a
-tool the turn already called that adds a said word no earlier call of that tool chose;
-``"new-word"``, one calling any tool that adds a said word no earlier call chose;
-``"new-word-or-tool"``, that or a grounded call of a tool the request names by a word no
-earlier call's tool has ("the median and the variance of 3, 4, 5": the same values)."""
+"""Which second call, offered after the model's first, is kept (see :class:`Policy`)."""
 OFFERED_CALLS: tuple[OfferedCall, ...] = ("same-tool", "new-word", "new-word-or-tool")
 OfferedTools = Literal["close", "fitting"]
-"""Which tools a scored decision lets the turn call: ``"close"``, those that fit and score
-within :data:`MARGIN` of the best; ``"fitting"``, every one that fits (at most
-:data:`MAX_OFFERED` either way)."""
+"""Which tools a scored decision lets the turn call (see :class:`Policy`)."""
 OFFERED_TOOLS: tuple[OfferedTools, ...] = ("close", "fitting")
 CallInReply = Literal["text", "kept"]
-"""What becomes of a call the model writes in its reply after a scored decision chose a reply
-in words (a model whose template shows it the tools may call anyway): ``"text"``, the reply's
-text as written; ``"kept"``, the turn's call, where it validates (the model overrules the
-decision)."""
+"""What becomes of a call the model writes in a reply the decision chose (see :class:`Policy`)."""
 CALLS_IN_REPLY: tuple[CallInReply, ...] = ("text", "kept")
 
 
 @dataclass(frozen=True)
 class Policy:
     """The rules of a tool turn under ``tool_choice="auto"``, each one a setting that can be
-    switched alone (``bench/bfcl.py --decision`` measures them one at a time).
+    switched alone (``bench/suites/bfcl.py --decision`` measures them one at a time).
 
-    ``decision``: whether and which tools to call (a scored gate, or the model's own choice).
-    ``arguments``: how arguments are written (``_copied``: listed values the request names,
-    free strings copied from it). ``offered_call``: which offered second call is kept.
-    ``offered_tools``: which of the tools a scored decision finds fitting may be called.
-    ``call_in_reply``: what a call written in a reply the decision chose becomes."""
+    - ``decision``: whether and which tools to call: ``"action"``, ``"meaning"``, ``"words"``
+      (a scored gate) or ``"model"`` (the model's own choice); see :meth:`LLM.call_tools`.
+    - ``arguments``: how arguments are written: ``"auto"``, ``"free"``, ``"copied"`` (free
+      strings copied from the request) or ``"free_then_copied"``; see :meth:`LLM.call_tools`.
+    - ``offered_call``: which second call, offered after the model's first, is kept:
+      ``"same-tool"``, one calling a tool the turn already called that adds a said word no
+      earlier call of that tool chose; ``"new-word"``, one calling any tool that adds a said
+      word no earlier call chose; ``"new-word-or-tool"``, that or a grounded call of a tool the
+      request names by a word no earlier call's tool has ("the median and the variance of 3,
+      4, 5": the same values).
+    - ``offered_tools``: which tools a scored decision lets the turn call: ``"close"``, those
+      that fit and score within ``MARGIN`` of the best; ``"fitting"``, every one that fits (at
+      most ``MAX_OFFERED`` either way).
+    - ``call_in_reply``: what becomes of a call the model writes in its reply after a scored
+      decision chose a reply in words (a model whose template shows it the tools may call
+      anyway): ``"text"``, the reply's text as written; ``"kept"``, the turn's call, where it
+      validates (the model overrules the decision)."""
 
     decision: DecisionName
     arguments: ArgumentsName

@@ -2,7 +2,7 @@
 spelling is scored by its full log-likelihood and the best (or one sampled by it) is written.
 
 A small model under a grammar picks a value by its first token, which goes wrong when the
-alternatives differ late; the :class:`~structgen.ChoiceTable` of a request names the positions
+alternatives differ late; the :class:`~structgen.backends.ChoiceTable` of a request names the positions
 where the schema leaves only a few spellings.
 """
 
