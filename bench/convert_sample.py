@@ -29,7 +29,7 @@ def main() -> None:
     if args.source is not None:
         sys.path.insert(0, str(args.source.resolve()))
     sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
-    from bench.corpora import maskbench_cases
+    from tests.support.corpora import maskbench_cases
     from structgen import StructgenError
     from structgen import json_schema_to_gbnf
 

@@ -1,4 +1,4 @@
-"""Shared fixtures. The repo root goes on sys.path so tests can use ``bench.corpora``."""
+"""Shared fixtures. The repo root goes on sys.path so tests can use ``tests.support``."""
 
 from __future__ import annotations
 

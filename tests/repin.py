@@ -11,7 +11,7 @@ import sys
 from types import ModuleType
 
 from tests import test_jsts, test_maskbench
-from tests.conformance_support import pinned_verdict, repinned, run_all, write_expected
+from tests.support.conformance import pinned_verdict, repinned, run_all, write_expected
 
 CORPORA: dict[str, tuple[ModuleType, str]] = {
     "maskbench": (test_maskbench, "MIN_SCHEMAS_PASSING"),

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from bench.corpora import SHARED
+from tests.support.corpora import GBNF_EXAMPLES
 from structgen._gbnf import parse_gbnf
 from structgen.testing import accepts
 
 REPO = Path(__file__).resolve().parents[1]
-CORPORA = SHARED
 
 MODELS = '''
 from typing import Literal, Optional
@@ -300,7 +299,7 @@ def test_lint_from_stdin(work: Path) -> None:
 
 
 def test_lint_of_corpus_grammar_is_clean() -> None:
-    result = run("lint", str(CORPORA / "gbnf" / "json.gbnf"), cwd=REPO)
+    result = run("lint", str(GBNF_EXAMPLES / "json.gbnf"), cwd=REPO)
     assert (result.returncode, result.stdout) == (0, "")
 
 

@@ -171,7 +171,7 @@ def test_declared_rule_references_match_the_text(monkeypatch: pytest.MonkeyPatch
     scanned for reachability: the references given must name every rule the text uses (one
     missed would be dropped while still in use) and only defined rules. A deep key trie also
     names the rules its deep nodes use, which are reachable through those nodes anyway."""
-    from bench.corpora import maskbench_cases
+    from tests.support.corpora import maskbench_cases
     from structgen._schema.gbnf.rules import RuleSet, expr_refs
 
     checked: list[int] = []

@@ -12,7 +12,7 @@ from functools import lru_cache
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from bench.corpora import JSTS
+from tests.support.corpora import JSTS
 from structgen._schema.automata.regex import parse_regex
 from structgen._schema.gbnf.rules import RuleSet
 from structgen._schema.ir.atoms import StringSpec

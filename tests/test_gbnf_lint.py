@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.corpora import GBNF_EXAMPLES
+from tests.support.corpora import GBNF_EXAMPLES
 from structgen._errors import GrammarError
 from structgen._gbnf import (
     Alt,

@@ -11,14 +11,13 @@ from typing import Any
 
 import pytest
 
-from bench.corpora import SHARED
+from tests.support.corpora import GBNF_EXAMPLES, JSTS, MASKBENCH
 from structgen._errors import GrammarError, SchemaError
 from structgen._gbnf import CharRanges, Recognizer, check_safe, forced_text, parse_gbnf
 from structgen.testing import accepts, check
 
-CORPORA = SHARED
-JSON_GBNF = (CORPORA / "gbnf" / "json.gbnf").read_text(encoding="utf-8")
-JAPANESE_GBNF = (CORPORA / "gbnf" / "japanese.gbnf").read_text(encoding="utf-8")
+JSON_GBNF = (GBNF_EXAMPLES / "json.gbnf").read_text(encoding="utf-8")
+JAPANESE_GBNF = (GBNF_EXAMPLES / "japanese.gbnf").read_text(encoding="utf-8")
 
 
 def native_first_rejected(grammar: str, text: str, root: str = "root") -> int | None:
@@ -227,7 +226,7 @@ def _convertible(schema: Any) -> str | None:
 
 def test_agrees_on_maskbench_instances() -> None:
     rng = random.Random(11)
-    with gzip.open(CORPORA / "maskbench-dev.jsonl.gz", "rt", encoding="utf-8") as lines:
+    with gzip.open(MASKBENCH, "rt", encoding="utf-8") as lines:
         records = [json.loads(line) for line in lines]
     compared = grammars = 0
     for record in rng.sample(records, 40):
@@ -247,7 +246,7 @@ def test_agrees_on_maskbench_instances() -> None:
 def test_agrees_on_json_schema_test_suite_instances() -> None:
     rng = random.Random(5)
     compared = grammars = 0
-    for path in sorted((CORPORA / "json-schema-test-suite" / "draft2020-12").glob("*.json"))[:40]:
+    for path in sorted((JSTS / "draft2020-12").glob("*.json"))[:40]:
         for case in json.loads(path.read_text(encoding="utf-8"))[:3]:
             grammar = _convertible(case["schema"])
             if grammar is None:

@@ -9,7 +9,7 @@ import random
 import pytest
 from hypothesis import given, settings
 
-from bench.corpora import GBNF_EXAMPLES
+from tests.support.corpora import GBNF_EXAMPLES
 from structgen._errors import GrammarError
 from structgen._gbnf import (
     Alt,

@@ -132,7 +132,7 @@ def test_from_json_schema() -> None:
 
 
 def test_converted_grammars_are_not_parsed_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The converter's grammars skip the constructor's check (tests/conformance_support.py lints
+    # The converter's grammars skip the constructor's check (tests/support/conformance.py lints
     # every corpus grammar instead); text from anywhere else still gets it.
     import structgen._gbnf as gbnf
     from structgen import SchemaConverter

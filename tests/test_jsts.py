@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.corpora import jsts_cases, jsts_remotes
-from tests.conformance_support import Result, load_expected, mismatch, pin_problems, pinned_verdict, run_all
+from tests.support.corpora import jsts_cases, jsts_remotes
+from tests.support.conformance import Result, load_expected, mismatch, pin_problems, pinned_verdict, run_all
 
 CASES = list(jsts_cases())
 EXPECTED_PATH = Path(__file__).with_name("jsts_expected.json")

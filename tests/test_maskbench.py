@@ -1,6 +1,6 @@
 """A deterministic sample of MaskBench (real-world schemas), judged by llama.cpp's own sampler.
 
-The full corpus runs in ``bench/conformance.py``. Here every 10th schema's verdict is pinned in
+The full corpus runs in ``python -m bench.suites.conformance``. Here every 10th schema's verdict is pinned in
 maskbench_expected.json: passes, typed refusals (the error's type and JSON pointer) and wrong
 grammars (which instances, and why). Any change of verdict fails its case; when the change is
 meant, ``python -m tests.repin maskbench`` rewrites the pins from a run. The floor on the share
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.corpora import maskbench_cases
-from tests.conformance_support import Result, load_expected, mismatch, pin_problems, pinned_verdict, run_all
+from tests.support.corpora import maskbench_cases
+from tests.support.conformance import Result, load_expected, mismatch, pin_problems, pinned_verdict, run_all
 
 CASES = list(maskbench_cases(every=10))
 EXPECTED_PATH = Path(__file__).with_name("maskbench_expected.json")

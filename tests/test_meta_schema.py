@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bench.corpora import jsts_cases, maskbench_cases
+from tests.support.corpora import jsts_cases, maskbench_cases
 from structgen import Grammar, SchemaError, UnsupportedSchemaError
 from structgen._pointers import subschema_steps
 from structgen import json_schema_to_gbnf

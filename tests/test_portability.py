@@ -1,9 +1,9 @@
-"""Grammars that mean the same in llama.cpp, xgrammar and llguidance (issue #18 item 3).
+"""Grammars that mean the same in llama.cpp, xgrammar and llguidance.
 
 The ``portable`` lint flags each construct those engines read otherwise (every case below was
-checked against xgrammar 0.2.9 and llguidance 1.9.1 with bench/portability.py's engines); our
+checked against xgrammar 0.2.9 and llguidance 1.9.1 with the portability suite's engines); our
 own grammars, of every JSTS schema and a spread MaskBench-dev sample, have none; llama.cpp's
-example grammars have the findings pinned here. bench/portability.py runs the engines
+example grammars have the findings pinned here. ``make bench-portability`` runs the engines
 themselves (they need torch, so they stay out of the test dependencies).
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bench.corpora import GBNF_EXAMPLES, jsts_cases, jsts_remotes, maskbench_cases
+from tests.support.corpora import GBNF_EXAMPLES, jsts_cases, jsts_remotes, maskbench_cases
 from structgen import SchemaError
 from structgen._cli import main as cli_main
 from structgen._escapes import (

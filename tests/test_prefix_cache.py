@@ -2,8 +2,8 @@
 
 The store's bookkeeping is checked on its own; everything else on the real default model: calls
 of two types (or two tool lists) taking turns reuse each one's prefix as if they came grouped,
-and answer exactly as from an empty cache. Types, instructions and tools are those of
-``bench/prefix_cache.py``.
+and answer exactly as from an empty cache. Types, instructions and tools are those of the
+prefix-cache suite (``tests/support/prefix_cache.py``).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import structgen as sg
-from bench.prefix_cache import CONTACT_RULES, TICKET_RULES, Contact, Ticket
-from bench.prefix_cache import CONTACTS as CONTACT_TEXTS, TICKETS as TICKET_TEXTS
-from bench.prefix_cache import convert_currency, get_forecast, get_stock_price, get_weather
+from tests.support.prefix_cache import CONTACT_RULES, TICKET_RULES, Contact, Ticket
+from tests.support.prefix_cache import CONTACTS as CONTACT_TEXTS, TICKETS as TICKET_TEXTS
+from tests.support.prefix_cache import convert_currency, get_forecast, get_stock_price, get_weather
 from structgen._backends.llamacpp._prefixes import PrefixStore, SavedPrefix, shared_length
 from structgen.testing import ScriptedBackend
 

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 import structgen as sg
 from structgen._errors import BackendError, GrammarError, IncompleteOutputError
 from structgen._backends._seam import Completion, CompletionRequest, Message
+from structgen.backends import ScoreRequest, ScoringBackend
 from tests.server_support import free_port as _free_port, running_server as _running_server
 
 pytestmark = pytest.mark.model
@@ -70,10 +71,10 @@ def test_truncation_is_typed(remote: sg.LLM) -> None:
 
 def test_server_errors_are_translated(server_url: str) -> None:
     backend = sg.LlamaServerBackend(server_url)
-    bad = sg.CompletionRequest(messages=(sg.Message("user", "hi"),), gbnf='root ::= ("a"')
+    bad = CompletionRequest(messages=(sg.Message("user", "hi"),), gbnf='root ::= ("a"')
     with pytest.raises(GrammarError, match="grammar"):
         list(backend.complete(bad))
-    renamed = sg.CompletionRequest(messages=(sg.Message("user", "Say yes."),),
+    renamed = CompletionRequest(messages=(sg.Message("user", "Say yes."),),
                                    gbnf='answer ::= "yes"\n', root="answer")
     assert "".join(e.text for e in backend.complete(renamed) if isinstance(e, sg.TextDelta)) == "yes"
     gone = sg.LlamaServerBackend(f"http://127.0.0.1:{_free_port()}", timeout=5)
@@ -116,9 +117,9 @@ def test_a_named_value_through_the_server(remote: sg.LLM) -> None:
 def test_decisions_through_the_server(remote: sg.LLM) -> None:
     """The server scores given text, so the default decision weighs the model's judgement of
     each tool there as in-process."""
-    from bench.tool_requests import TOOLS
+    from tests.support.tool_requests import TOOLS
 
-    assert isinstance(remote.backend, sg.ScoringBackend)
+    assert isinstance(remote.backend, ScoringBackend)
     turn = remote.call_tools("Will it rain in Lisbon tomorrow?", TOOLS)
     assert [c.name for c in turn.calls][:1] == ["get_forecast"] and turn.calls[0].arguments.city == "Lisbon"
     assert remote.call_tools("Hi! How are you today?", TOOLS).calls == []
@@ -127,14 +128,14 @@ def test_decisions_through_the_server(remote: sg.LLM) -> None:
 def test_the_server_scores_text_as_the_in_process_backend_does(remote: sg.LLM) -> None:
     """The same tokens, each with its probability before sampling: the server's one-token
     steps and the in-process batch differ only in rounding."""
-    from bench.tool_requests import TOOLS
+    from tests.support.tool_requests import TOOLS
     from structgen._generate._tool_policy import channel_scores
     from structgen._tools._tool import as_tools
 
-    request = sg.ScoreRequest("The get forecast tool: Weather forecast for a city. A user asks:",
+    request = ScoreRequest("The get forecast tool: Weather forecast for a city. A user asks:",
                               (" Will it rain in Paris tomorrow?", " Play some jazz.", ""))
     # "Find me a ride from Hanoi": characters split over several tokens.
-    split = sg.ScoreRequest(request.context, (" T\u00ecm chuy\u1ebfn xe cho t\u00f4i t\u1eeb H\u00e0 N\u1ed9i",))
+    split = ScoreRequest(request.context, (" T\u00ecm chuy\u1ebfn xe cho t\u00f4i t\u1eeb H\u00e0 N\u1ed9i",))
     local = sg.LlamaCppBackend.load(None, n_threads=1)
     try:
         here = local.score(request)
@@ -235,13 +236,13 @@ def test_tool_calls_through_the_chat_endpoint(openai_remote: sg.LLM) -> None:
 
 def test_the_chat_endpoint_translates_errors(server_url: str) -> None:
     backend = sg.OpenAICompatibleBackend(server_url)
-    bad = sg.CompletionRequest(messages=(sg.Message("user", "hi"),), gbnf='root ::= ("a"')
+    bad = CompletionRequest(messages=(sg.Message("user", "hi"),), gbnf='root ::= ("a"')
     with pytest.raises(GrammarError, match="rejected the grammar") as caught:
         list(backend.complete(bad))
     cause = caught.value.__cause__
     assert isinstance(cause, BackendError) and cause.status == 400
     assert cause.url == f"{server_url}/v1/chat/completions"
-    renamed = sg.CompletionRequest(messages=(sg.Message("user", "Say yes."),),
+    renamed = CompletionRequest(messages=(sg.Message("user", "Say yes."),),
                                    gbnf='answer ::= "yes"\n', root="answer")
     assert "".join(e.text for e in backend.complete(renamed) if isinstance(e, sg.TextDelta)) == "yes"
 
@@ -258,7 +259,7 @@ def test_an_api_key_and_a_server_that_dies_mid_stream() -> None:
             sg.LLM.from_backend(sg.OpenAICompatibleBackend(url, api_key=wrong)).generate(int, "A number?")
         assert caught.value.status == 401 and wrong not in str(caught.value) and KEY not in str(caught.value)
 
-        long = sg.CompletionRequest(messages=(sg.Message("user", "Describe the sea."),),
+        long = CompletionRequest(messages=(sg.Message("user", "Describe the sea."),),
                                     gbnf='root ::= [a-z ]{300}', max_tokens=300)
         events = sg.OpenAICompatibleBackend(url, api_key=KEY, retries=0).complete(long)
         assert isinstance(next(events), sg.TextDelta)

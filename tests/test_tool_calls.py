@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel, field_validator
 
 import structgen as sg
-from bench.bfcl import model_path
+from tests.support.models import model_path
 from structgen._backends._seam import CompletionRequest, Message, TextDelta
 
 pytestmark = pytest.mark.model
@@ -102,7 +102,7 @@ def test_call_tool_makes_exactly_one_call(llm: sg.LLM) -> None:
 
 @pytest.mark.parametrize("model", ["smollm2", "gemma"])
 def test_a_listed_value_the_request_names_is_the_one_called(request: pytest.FixtureRequest, model: str) -> None:
-    # Both models wrote unit="celsius", the listing's first value, before named values (#28).
+    # Both models wrote unit="celsius", the listing's first value, before named values were read.
     chosen: sg.LLM = request.getfixturevalue("llm" if model == "smollm2" else "gemma")
     asked = "What's the temperature in Boston in fahrenheit?"
     turn = chosen.call_tools(asked, [get_weather, add])
@@ -122,7 +122,7 @@ def current_weather(city: str) -> str:
 @pytest.mark.parametrize("model", ["smollm2", "gemma"])
 def test_a_question_about_live_conditions_calls_the_tool(request: pytest.FixtureRequest, model: str) -> None:
     # With a question about the weather among the action signal's questions, every weather
-    # question read as one, and this request to a bare tool was answered in words (#28).
+    # question read as one, and this request to a bare tool was answered in words (2026-12-04).
     chosen: sg.LLM = request.getfixturevalue("llm" if model == "smollm2" else "gemma")
     turn = chosen.call_tools("What is the weather in Paris?", [current_weather])
     assert calls_made(turn) == [("current_weather", {"city": "Paris"})]
@@ -164,7 +164,7 @@ def test_parallel_calls_are_the_models_decision(request: pytest.FixtureRequest, 
 def test_a_later_call_that_adds_nothing_said_is_not_made(llm: sg.LLM) -> None:
     """SmolLM2 converts back again after the conversion asked for (USD to EUR, then EUR to USD:
     nothing the user said is new in it): the turn ends before the second call."""
-    from bench.tool_requests import TOOLS
+    from tests.support.tool_requests import TOOLS
 
     turn = llm.call_tools("Convert 250 euros to US dollars.", TOOLS)
     assert [c.name for c in turn.calls] == ["convert_currency"]
@@ -178,7 +178,7 @@ def test_auto_offers_the_second_call_a_request_asks_for(llm: sg.LLM) -> None:
     """SmolLM2 stops after one call where two were asked for; offered a second, it writes it,
     and the turn keeps it (a value the user said, new to the tool). The turn stopped inside
     the stream, and the in-process backend still tells the tokens spent."""
-    from bench.tool_requests import TOOLS
+    from tests.support.tool_requests import TOOLS
 
     turn = llm.call_tools("Stock prices for Apple (AAPL) and Microsoft (MSFT), please.", TOOLS)
     assert [(c.name, c.arguments.model_dump()) for c in turn.calls] == [

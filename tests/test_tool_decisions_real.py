@@ -9,9 +9,10 @@ from collections.abc import Iterator
 import pytest
 
 import structgen as sg
-from bench.bfcl import model_path
-from bench.tool_requests import EXAMPLES, TOOLS, book_table, convert_currency, get_forecast, get_news
+from tests.support.models import model_path
+from tests.support.tool_requests import EXAMPLES, TOOLS, book_table, convert_currency, get_forecast, get_news
 from structgen._tools._tool import as_tools
+from structgen.backends import ScoreRequest, ScoringBackend
 
 pytestmark = pytest.mark.model
 
@@ -41,7 +42,7 @@ def test_shared_words_alone_do_not_make_a_call(llm: sg.LLM) -> None:
 
 def test_example_requests_bring_a_paraphrase_to_its_tool_and_keep_a_topic_question_in_words(llm: sg.LLM) -> None:
     # Measured without examples: SmolLM2 calls set_reminder for the first and send_email for the
-    # second; Gemma calls send_email for both (docs/benchmarks.md, "Example requests per tool").
+    # second; Gemma calls send_email for both (bench/notes/benchmarks-history.md, "Example requests per tool").
     shown = [t.with_examples(EXAMPLES[t.name]) for t in as_tools(TOOLS)]
     assert called(llm.call_tools("Let kim@bank.com know I'm running ten minutes behind.", shown))[:1] == ["send_email"]
     turn = llm.call_tools("What's a polite way to end an email?", shown)
@@ -75,15 +76,15 @@ def test_under_model_the_model_alone_decides(llm: sg.LLM, request: pytest.Fixtur
 
 def test_the_backend_scores_text_after_a_context(llm: sg.LLM) -> None:
     backend = llm.backend
-    assert isinstance(backend, sg.ScoringBackend)
-    likely, unlikely = backend.score(sg.ScoreRequest(
+    assert isinstance(backend, ScoringBackend)
+    likely, unlikely = backend.score(ScoreRequest(
         "The capital of France is", (" Paris.", " a purple elephant sandwich.")))
     assert likely.tokens >= 1 and unlikely.tokens > likely.tokens
     assert likely.logprob < 0 and likely.per_token > unlikely.per_token
-    again = backend.score(sg.ScoreRequest("The capital of France is", (" Paris.",)))[0]
+    again = backend.score(ScoreRequest("The capital of France is", (" Paris.",)))[0]
     assert again.logprob == pytest.approx(likely.logprob, abs=1e-3)  # the cache changes nothing
     with pytest.raises(sg.BackendError):
-        backend.score(sg.ScoreRequest("word " * 5000, (" x",)))
+        backend.score(ScoreRequest("word " * 5000, (" x",)))
 
 
 def test_copied_arguments_are_runs_of_the_request(llm: sg.LLM) -> None:

@@ -12,7 +12,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 import structgen as sg
-from bench.corpora import SHARED
+from tests.support.corpora import BFCL
 from structgen._backends.llamacpp._native import native_vocab
 from structgen._generate._tool_formats import JSON_FORMAT
 from structgen._tools import as_tool, as_tools
@@ -233,7 +233,7 @@ def test_call_grammar_pairs_each_name_with_its_own_arguments() -> None:
 
 
 def _bfcl_sample() -> list[dict[str, Any]]:
-    path = SHARED / "bfcl-dev.jsonl.gz"
+    path = BFCL
     cases = [json.loads(line) for line in gzip.open(path, "rt")]
     by_category: dict[str, list[dict[str, Any]]] = {}
     # Expected values longer than the tools' string cap (200 characters) cannot be generated.
@@ -264,7 +264,7 @@ def _first(accepted: list[Any]) -> Any:
 def test_bfcl_expected_calls_are_in_their_grammar(case: dict[str, Any]) -> None:
     """Every expected call of a BFCL case (its first acceptable value for each parameter) is a
     sentence of the turn's grammar, judged by llama.cpp's sampler on the default vocabulary."""
-    from bench.bfcl import bfcl_tool
+    from tests.support.bfcl import bfcl_tool
 
     tools = as_tools([bfcl_tool(f) for f in case["function"]])
     grammar, _ = JSON_FORMAT.grammar(tools, max_calls=len(case["ground_truth"]))

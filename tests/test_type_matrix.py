@@ -1,4 +1,4 @@
-"""Every type people put in a Pydantic model generates (issue #16): one table of small models.
+"""Every type people put in a Pydantic model generates: one table of small models.
 
 For each row, without a model: the type converts (``Grammar.from_type`` and generation's
 ``spec_for``), ``structgen.testing.instances`` yields instances of it, and ``assert_round_trip``

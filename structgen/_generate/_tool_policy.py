@@ -7,7 +7,7 @@ Four named decisions (``decision=`` on the tool methods):
   extra ``structgen[embeddings]``), how much the tool's description raises the model's
   likelihood of the request (:func:`channel_scores`: the model's own judgement, on backends that
   score text), and the words they share, one signal among them. A logistic score fitted on a
-  tuning split (``bench/fit_decision.py``) turns them into "this tool fits". When no tool fits,
+  tuning split (``bench/experiments/fit_decision.py``) turns them into "this tool fits". When no tool fits,
   the model answers in words without trying a call; otherwise the fitting tools (the best
   first) may be called, and a call is kept only if one value it chose was said.
 - ``"action"`` (the default): ``"meaning"`` plus whether the request asks for something to be
@@ -115,7 +115,7 @@ ResolvedPolicy = Literal["model", "tool-trained", "small-model"]
 POLICIES: tuple[PolicyName, ...] = ("auto", "model", "tool-trained", "small-model")
 #: Each named policy's rules. "tool-trained" differs from "small-model" in the three rules that,
 #: together, helped both Qwen2.5-Coder models on BFCL's held-out half (docs/benchmarks.md,
-#: "Function calling on tool-trained models"): free arguments, an offered call of any tool, and
+#: "Function calling"): free arguments, an offered call of any tool, and
 #: every fitting tool callable (requests for two tools: "a musical ticket and a train ticket").
 POLICY_RULES: dict[ResolvedPolicy, Policy] = {
     "model": Policy(decision="model", arguments="free", offered_call="new-word"),
@@ -180,7 +180,7 @@ class Weights:
 
 
 #: One score per set of available signals (similarity, channel), fitted on the tuning split
-#: only (bench/fit_decision.py; docs/benchmarks.md, "Tool decisions", says how each was chosen).
+#: only (bench/experiments/fit_decision.py; bench/notes/benchmarks-history.md records how each was chosen).
 FITTED: dict[tuple[bool, bool], Weights] = {
     (True, True): Weights(bias=-1.0, similarity=4.0, channel=1.0, words=0.3),
     (True, False): Weights(bias=-0.55, similarity=4.63, words=0.88),
@@ -188,12 +188,12 @@ FITTED: dict[tuple[bool, bool], Weights] = {
     (False, False): Weights(bias=-1.4, words=1.46),  # one shared word: the word rule
 }
 #: ``decision="action"``: the ``(True, True)`` score with the action-or-answer signal
-#: (``_intent.py``) added; chosen on the tuning split only (docs/benchmarks.md, "Copied
-#: arguments"). Without the sentence encoder there is no signal, and "action" is "meaning".
+#: (``_intent.py``) added; chosen on the tuning split only (bench/notes/benchmarks-history.md,
+#: "Copied arguments"). Without the sentence encoder there is no signal, and "action" is "meaning".
 WITH_ACTION = Weights(bias=-1.5, similarity=4.0, channel=1.0, words=0.3, action=15.0)
 #: Tools that carry example requests (``Tool.examples``) are scored with these instead, their
 #: similarity being the request's to the closest example; fitted on the tuning split only with
-#: examples written by someone who saw no split (docs/benchmarks.md, "Example requests").
+#: examples written by someone who saw no split (bench/notes/benchmarks-history.md, "Example requests per tool").
 #: Keyed by whether the channel score is there; ``EXAMPLES_WITH_ACTION`` for ``"action"``.
 EXAMPLES_FITTED: dict[bool, Weights] = {
     True: Weights(bias=-1.75, similarity=4.0, channel=1.5, words=0.3),

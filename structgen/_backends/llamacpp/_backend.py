@@ -164,7 +164,7 @@ class LlamaCppBackend:
         prompt, forced text, guesses) on all of them. A given ``n_threads`` applies to batches
         too unless ``n_threads_batch`` says otherwise. llama.cpp's threads spin at every
         barrier, so on a machine busy with other work, fewer batch threads are faster (see
-        docs/benchmarks.md, "Generation").
+        docs/benchmarks.md, "Generation speed").
         """
         path = default_model_path() if model_path is None else check_model_file(model_path)
         _checked_lookahead(lookahead)  # before the slow load, not after

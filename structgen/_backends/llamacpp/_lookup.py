@@ -12,7 +12,7 @@ Whether a guess pays depends on the model: on a CPU a batch of several tokens wi
 logits costs much less than as many single-token evaluations, so a long guess after a sure
 match pays on every model measured; a single extra position (the held-back last token of forced
 text) pays only where logits rows are cheap — with a large vocabulary a two-token batch costs
-more than two single ones (the measurements are in docs/benchmarks.md, "Prompt-lookup
+more than two single ones (the measurements are in bench/notes/benchmarks-history.md, "Prompt-lookup
 guesses"). :class:`DraftPolicy` decides from the model's shape, not from timings, so that the
 same prompt gives the same text on a busy machine and an idle one.
 """
@@ -27,12 +27,12 @@ from ._decoding import Decoding
 
 #: A guess is made only where the last MAX_MATCH tokens occurred before: after shorter matches
 #: the guess is confirmed too rarely to pay for the batch on a CPU, and this length saved the
-#: most model time (docs/benchmarks.md, "Prompt-lookup guesses").
+#: most model time (bench/notes/benchmarks-history.md, "Prompt-lookup guesses").
 MAX_MATCH = 10
 
 #: Above this share of the model's weights in its output layer (vocabulary x embedding),
 #: an extra logits row costs more than it saves on a one-token guess; the two models measured
-#: fall clearly on either side (docs/benchmarks.md, "Prompt-lookup guesses").
+#: fall clearly on either side (bench/notes/benchmarks-history.md, "Prompt-lookup guesses").
 CHEAP_ROWS_SHARE = 0.4
 
 

@@ -10,7 +10,7 @@ dialect).
 
 Validating against the published meta-schemas costs more than most conversions: their
 ``$dynamicRef``/``$recursiveRef`` and vocabulary ``allOf`` resolve references at every
-subschema (docs/benchmarks.md, "Cold conversion", has the cost). So each meta-schema is also flattened once
+subschema (docs/benchmarks.md, "Conversion time", has the cost). So each meta-schema is also flattened once
 into the same set of schemas, read by the same validator class: references inlined except those
 back to the meta-schema itself, which become ``$ref: "#"`` (a dynamic reference resolves there
 too, since validation starts at the root that declares its anchor), and the vocabularies merged

@@ -1,0 +1,216 @@
+"""Several documents decoded together: ``structgen extract`` in-process, one at a time against
+N at a time (``--concurrency N``, which loads the model with ``sequences=N``).
+
+32 short support messages of our own (written for this bench, the way customers write) are
+turned into records by the same code path as ``structgen extract``
+(``prepare`` + ``run_extract``), once per concurrency, each from a freshly loaded model; the
+concurrencies take turns ``--repeat`` times in a rotating order and their seconds are summed.
+Per concurrency: documents per second, the ratio to one at a time, the records that differ
+from one at a time's (batched rows may round differently, and greedy decoding then follows
+another path: each difference is listed), the ``llama_decode`` calls and the rows they
+evaluated.
+
+Two record types: ``ticket`` (a name, then three fields of listed values, which the backend
+scores as whole alternatives: nearly every evaluation is already a batch of several tokens)
+and ``note`` (three free strings: mostly one sampled token at a time, where sharing a decode
+call between documents pays most). The table and the records go to ``--results`` (default
+``bench/results/latest/extract.json``). Usage::
+
+    python -m bench.suites.extract [--type ticket|note] [--model PATH|smollm2|gemma]
+                            [--concurrency 1,4,8] [--repeat N] [--threads N] [--documents N]
+                            [--results FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from bench.harness import model_path, results_file  # noqa: E402
+from structgen import _extract as ex  # noqa: E402
+from structgen._generate import LLM  # noqa: E402
+
+
+class Ticket(BaseModel):
+    customer: str
+    product: Literal["phone", "laptop", "headphones", "smartwatch", "tablet"]
+    category: Literal["broken", "billing", "delivery", "question"]
+    urgent: bool
+
+
+class Note(BaseModel):
+    customer: str
+    product: str
+    problem: str
+
+
+TYPES: dict[str, type[BaseModel]] = {"ticket": Ticket, "note": Note}
+
+MESSAGES = [
+    "Hi, this is Maria Lopez. My new phone won't turn on since yesterday, I need it for work tomorrow!!",
+    "Hello, Tom Becker here. I was charged twice for my laptop order, please refund one.",
+    "where are my headphones?? ordered 2 weeks ago, still nothing. - Priya",
+    "Quick question from Ahmed: does the smartwatch work with Android?",
+    "The tablet screen cracked on its own, I barely used it. Jonas Weber",
+    "Hey it's Lucy. My laptop keyboard stopped working mid-exam, please help ASAP",
+    "Good morning, Chen Wei. The invoice for my headphones shows the wrong address.",
+    "Sam here - smartwatch arrived but the box was empty. Need this sorted today.",
+    "Can I pay for a tablet in installments? Thanks, Olga",
+    "My phone's battery dies in an hour. Not urgent, just annoying. Regards, Paul Martin",
+    "This is Fatima. The courier left my laptop at the wrong house!",
+    "Hi, Diego here, do the headphones have noise cancelling?",
+    "URGENT: my smartwatch charges me twice a month for the subscription. - Kenji",
+    "Hello. The tablet I ordered for my daughter's birthday tomorrow hasn't shipped. Anna Novak",
+    "Phone speaker crackles on calls. Whenever you get a chance. Ben",
+    "I'd like to know if the laptop comes with a charger. Sofia R.",
+    "Headphones: left ear stopped working after a week. Mark Evans",
+    "Lena writing: my refund for the returned phone never arrived, it's been a month.",
+    "Does the tablet support a stylus? Asking before I buy. Omar",
+    "Hi! Grace here. The smartwatch strap broke on day one.",
+    "The laptop was delivered to my neighbour, who is away for a month. Need it now. Victor",
+    "Nadia: I was billed for headphones I cancelled.",
+    "Is there a student discount on the phone? - Leo",
+    "My tablet keeps restarting, I run my shop on it, please hurry! Ines Costa",
+    "Hello from Raj. Package with my smartwatch says delivered, it is not here.",
+    "Can the laptop run two external monitors? Thanks, Hannah",
+    "Phone arrived with a scratched screen. Mateo Silva",
+    "Eva here, why did my headphones cost more than the price on the website?",
+    "Tablet charger is missing from the box. No rush. Kofi",
+    "It's Julia. Smartwatch doesn't count my steps at all.",
+    "My laptop order is stuck in customs for ten days, my job starts Monday. Yusuf",
+    "Are replacement ear pads sold for the headphones? Clara",
+]
+
+#: Written after the batched backend's choices (one unified KV cache, prefix copies between
+#: sequences) were made on MESSAGES, to report them on inputs they were not chosen on.
+HOLDOUT = [
+    "hey so my headphones only play out of the right side now?? bought them in march. -dan",
+    "Good afternoon. I am writing regarding invoice 4471 for a tablet; the VAT looks wrong. Kind regards, Margaret Hill",
+    "laptop fan is SO loud, sounds like a jet. is that normal or is it broken. Tariq",
+    "pls where is my phone, tracking hasnt moved since friday, need it for my trip on sunday!!! Bea",
+    "Hi there, does the smartwatch need a subscription for the heart rate stuff? Thanks, Ingrid",
+    "My son dropped the tablet and now the screen flickers. Not a rush, it's a spare. George Ade",
+    "charged 3 times for one pair of headphones, fix this today please, rent is due. Marisol",
+    "Is the laptop ok for video editing or should I get something bigger? cheers, Finn",
+    "Smartwatch won't pair with my phone since the update. I use it for my insulin alarms, urgent. Harriet Cole",
+    "the courier says he delivered the laptop but my doorbell cam shows nobody came. Wen",
+    "Hello, can I change the colour of the phone I ordered yesterday? Priyanka",
+    "Tablet battery swells a bit at the back, is that dangerous? it's next to my bed. Rosa",
+    "I got an email saying my headphones refund was approved but nothing in my account after 3 weeks. Emeka",
+    "do you ship the smartwatch to Norway? - Sven",
+    "Phone gets really hot when charging, like too hot to hold. Worried. Aylin",
+    "Laptop arrived with a German keyboard, I ordered UK. I start my new job tomorrow. Callum Reid",
+    "Quick one: what's the warranty on the tablet? Jo",
+    "my headphones came in a box that was clearly opened and taped back. Nikolai",
+    "Billing question: why am I paying a monthly fee for the phone insurance I never asked for? Dolores",
+    "smartwatch strap gives me a rash, can I swap it? no hurry. Ama",
+    "The laptop's charger smells like burning plastic. I unplugged it. What now? Ben Okafor",
+    "Parcel with tablet stuck at the depot for a week, nobody answers the phone there. Lukas",
+    "Does the phone have a headphone jack? asking for my dad. - Mei",
+    "Screen on my smartwatch is dead after swimming, it says waterproof on the box!! Carlos",
+    "Hello, I'd like an invoice with my company name for the two laptops. Sincerely, Ruth Adler",
+    "headphones keep disconnecting every 5 min on calls, I have client calls all day. Omari",
+    "Can I return the tablet if my daughter doesn't like it? It was a gift. Helen",
+    "The phone I got is a different model from the one on the receipt. Yara",
+    "they took the money for the smartwatch twice, bank shows two payments. Ivan Petrov",
+    "Laptop won't boot, just a black screen with a blinking light, thesis due friday. Nora",
+    "Where is my headphones order? It's been ten days. Thanks. Kwame",
+    "Is there a cheaper tablet plan for students? Aditi",
+]
+
+PROMPT = "Extract the support ticket from this message.\n\n{text}"
+NOTE_PROMPT = "Who wrote this message, about which product, and what is the problem, in a few words?\n\n{text}"
+
+
+def run_once(model: str, kind: str, concurrency: int, threads: int | None, documents: int,
+             workdir: Path) -> dict[str, Any]:
+    source = workdir / "messages.jsonl"
+    output = workdir / f"tickets-{concurrency}.jsonl"
+    output.unlink(missing_ok=True)
+    job = ex.ExtractJob(TYPES[kind], source, output, prompt=PROMPT if kind == "ticket" else NOTE_PROMPT,
+                        concurrency=concurrency)
+    llm = LLM(model, n_threads=threads, sequences=concurrency if concurrency > 1 else None)
+    try:
+        plan = ex.prepare(job)
+        start = time.perf_counter()
+        summary = ex.run_extract(llm, plan)
+        seconds = time.perf_counter() - start
+        batcher = getattr(llm.backend, "_batcher", None)
+        decodes = None if batcher is None else batcher.decodes
+        rows = None if batcher is None else batcher.rows
+    finally:
+        llm.close()
+    records = {r["id"]: r for r in map(json.loads, output.read_text().splitlines())}
+    assert summary.written_values + summary.written_errors == documents, summary
+    return {"seconds": seconds, "records": records, "decodes": decodes, "rows": rows}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--type", choices=sorted(TYPES), default="ticket")
+    parser.add_argument("--model", default=None, help="a GGUF path, or smollm2 (default) / gemma")
+    parser.add_argument("--concurrency", default="1,4,8")
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--documents", type=int, default=len(MESSAGES))
+    parser.add_argument("--split", choices=["dev", "holdout"], default="dev",
+                        help="dev: the messages the backend's choices were made on; holdout: written after")
+    parser.add_argument("--results", default=None,
+                        help="write the table and records as JSON here (default: bench/results/latest/extract.json)")
+    args = parser.parse_args()
+    model = model_path(None if args.model == "smollm2" else args.model)
+    levels = [int(c) for c in args.concurrency.split(",")]
+    if levels[0] != 1:
+        levels.insert(0, 1)
+    pool = HOLDOUT if args.split == "holdout" else MESSAGES
+    texts = (pool * (args.documents // len(pool) + 1))[: args.documents]
+    runs: dict[int, list[dict[str, Any]]] = {c: [] for c in levels}
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        with open(workdir / "messages.jsonl", "w") as f:
+            for i, text in enumerate(texts, 1):
+                f.write(json.dumps({"id": i, "text": text}) + "\n")
+        for round_ in range(args.repeat):
+            order = levels[round_ % len(levels):] + levels[: round_ % len(levels)]
+            for c in order:
+                run = run_once(model, args.type, c, args.threads, len(texts), workdir)
+                runs[c].append(run)
+                print(f"round {round_ + 1}, concurrency {c}: {run['seconds']:.1f} s", flush=True)
+    base = runs[1][0]["records"]
+    base_seconds = sum(r["seconds"] for r in runs[1])
+    table = []
+    print(f"\n{args.type}, {args.split}: {len(texts)} documents, {args.repeat} rounds; command: {' '.join(sys.argv)}")
+    print("| concurrency | seconds (sum) | documents/s | × one at a time | records differing | decodes | rows |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for c in levels:
+        seconds = sum(r["seconds"] for r in runs[c])
+        differing = sorted({i for r in runs[c] for i, rec in r["records"].items() if rec != base[i]})
+        row = {
+            "concurrency": c, "seconds": seconds,
+            "documents_per_second": len(texts) * args.repeat / seconds,
+            "speedup": base_seconds / seconds, "differing": differing,
+            "decodes": runs[c][-1]["decodes"], "rows": runs[c][-1]["rows"],
+        }
+        table.append(row)
+        print(f"| {c} | {seconds:.1f} | {row['documents_per_second']:.2f} | {row['speedup']:.2f} "
+              f"| {len(differing)} | {row['decodes'] or '-'} | {row['rows'] or '-'} |")
+    for c in levels[1:]:
+        for i in next(r["differing"] for r in table if r["concurrency"] == c):
+            other = next(r["records"][i] for r in runs[c] if r["records"][i] != base[i])
+            print(f"concurrency {c}, document {i}: {base[i].get('value')} -> {other.get('value')}")
+    results_file(args.results, "extract").write_text(json.dumps(
+        {"command": " ".join(sys.argv), "type": args.type, "split": args.split, "documents": len(texts), "table": table,
+         "records": {c: runs[c][0]["records"] for c in levels}}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Tests of the benches themselves: scoring rules and the request sets (no model)."""

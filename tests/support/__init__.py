@@ -1,0 +1,1 @@
+"""What the tests and the benches share: corpora, request sets, tool stubs, models."""
