@@ -172,7 +172,7 @@ def test_a_lazy_grammar_whose_free_text_fills_the_context_ends_as_length(small: 
     The messages are those of the test above, so the long prompt is already cached."""
     from structgen._generate._output import spec_for
 
-    hint = spec_for(Numbers).system_hint
+    hint = spec_for(Numbers).system_hint()
     assert hint is not None
     request = CompletionRequest(
         messages=(sg.Message("system", hint), sg.Message("user", COUNTING)),

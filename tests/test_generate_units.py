@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Literal, Optional, Union
 
 import numpy as np
@@ -16,6 +17,9 @@ from structgen._backends.llamacpp._sampling import TokenPicker, log_softmax
 from structgen._generate._choice_table import REFUSAL_CUES, choice_table
 from structgen._generate._describe import describe_schema, example_answer
 from structgen._generate._messages import as_messages
+from structgen.backends import CompletionRequest, Event
+from structgen import LLM
+from structgen.testing import ScriptedBackend
 
 COMPACT = (", ", ": ")
 
@@ -151,6 +155,52 @@ def test_description_styles() -> None:
         describe_schema(schema, refusal=False, style="loud")  # type: ignore[arg-type]
 
 
+class Stock(BaseModel):
+    counts: dict[str, int]
+    sizes: dict[Literal["small", "large"], list[str]]
+
+
+def test_dictionaries_in_words_or_braces() -> None:
+    schema = Stock.model_json_schema()
+    assert describe_schema(schema, refusal=False).splitlines()[1] == (
+        '{"counts": object (keys: names, values: integer), '
+        '"sizes": object (keys: "small" | "large", values: array of string)}'
+    )
+    assert describe_schema(schema, refusal=False, dictionaries="braces").splitlines()[1] == (
+        '{"counts": {"<name>": integer, ...}, "sizes": {"small" | "large": array of string, ...}}'
+    )
+
+
+class _TemplatedScript(ScriptedBackend):
+    """A scripted backend that reports a chat template, as a loaded model does."""
+
+    def __init__(self, template: str | None, *answers: str) -> None:
+        super().__init__(*answers)
+        self.template = template
+        self.requests: list[CompletionRequest] = []
+
+    @property
+    def chat_template(self) -> str | None:
+        return self.template
+
+    def complete(self, request: CompletionRequest) -> Iterator[Event]:
+        self.requests.append(request)
+        return super().complete(request)
+
+
+@pytest.mark.parametrize(("template", "shape"), [
+    (None, "object (keys: names, values: integer)"),
+    ("{% if tools %}<tool_call>{% endif %}", '{"<name>": integer, ...}'),
+])
+def test_the_dictionary_shape_follows_what_the_model_is(template: str | None, shape: str) -> None:
+    class Counts(BaseModel):
+        counts: dict[str, int]
+
+    backend = _TemplatedScript(template, '{"counts": {"apples": 4}}')
+    assert LLM(backend=backend).generate(Counts, "4 apples").counts == {"apples": 4}
+    assert shape in backend.requests[0].messages[0].content
+
+
 def test_example_answer_from_field_examples() -> None:
     assert example_answer(Order.model_json_schema()) == (
         'For example (an answer to a different request): {"number": "A-1"}')
@@ -225,16 +275,16 @@ def test_structured_options_shape_the_spec() -> None:
         mood: Literal["calm", "loud"]
 
     spec = spec_for(Quiet)
-    assert spec.choices is None and spec.system_hint == "Be brief."
+    assert spec.choices is None and spec.system_hint() == "Be brief."
 
     @structured(describe="listing", hint_placement="after_prompt", instructions="Be brief.")
     class Listed(BaseModel):
         mood: Literal["calm", "loud"] = Field(examples=["calm"])
 
     listed = spec_for(Listed)
-    assert listed.system_hint is None and listed.hint is not None
-    assert listed.hint.splitlines()[:3] == ["Be brief.", "", "Answer with a JSON object with these fields:"]
-    assert "For example" not in listed.hint
+    assert listed.system_hint() is None and listed.hint() is not None
+    assert listed.hint().splitlines()[:3] == ["Be brief.", "", "Answer with a JSON object with these fields:"]
+    assert "For example" not in (listed.hint() or "")
     with pytest.raises(TypeError, match="unknown option"):
         structured(describe_style="listing")
 

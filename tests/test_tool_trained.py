@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Literal
 
 import pytest
+from pydantic import BaseModel
 
 import structgen as sg
 from structgen._backends._seam import TextDelta
@@ -84,7 +85,7 @@ def test_a_cut_removes_the_whole_wrapper() -> None:
 
 def test_the_policy_follows_what_the_model_is(qwen: sg.LLM) -> None:
     """A model whose template renders tools gets "tool-trained", one whose template knows
-    none "small-model" (docs/benchmarks.md, "Function calling on tool-trained models")."""
+    none "small-model" (docs/benchmarks.md, "Function calling")."""
     untemplated = sg.LLM.from_backend(ScriptedBackend("{}"))
     assert qwen._tool_format("auto").native and not untemplated._tool_format("auto").native
     assert (qwen.tool_policy, untemplated.tool_policy) == ("tool-trained", "small-model")
@@ -189,6 +190,18 @@ def test_the_default_lets_a_request_for_two_tools_call_both(qwen: sg.LLM) -> Non
     request = "What's the weather in Oslo? Also the area of a triangle with base 4 and height 3."
     assert [c.name for c in qwen.call_tools(request, tools).calls] == ["get_weather", "triangle_area"]
     assert len(qwen.call_tools(request, tools, policy="small-model").calls) == 1
+
+
+class Stock(BaseModel):
+    counts: dict[str, int]
+
+
+def test_a_dictionary_gets_the_names_the_text_gives(qwen: sg.LLM) -> None:
+    """Typed generation on the same model: shown a dictionary as ``object (keys: names, values:
+    integer)``, this model wrote ``{"names": 3, "values": 0}``; shown the braced shape a model
+    of its class reads, it writes the things counted."""
+    stock = qwen.generate(Stock, "Stock count: 4 apples, 12 pears and 0 plums.")
+    assert stock.counts == {"apples": 4, "pears": 12, "plums": 0}
 
 
 def test_a_call_written_as_the_reply_is_text_or_the_call_as_the_rule_says(qwen: sg.LLM) -> None:

@@ -1,12 +1,15 @@
-"""Dictionary tasks with gold values: the member check (no key written twice) off and on.
+"""Dictionary tasks with gold values: the member check (no key written twice) off and on, and
+the two shapes a prompt can show a dictionary in.
 
-    python -m bench.suites.dictionaries [THREADS] [--json OUT]
+    python -m bench.suites.dictionaries [THREADS] [--model M] [--shape auto|words|braces]
+                                        [--requests tasks|own] [--variants off,on] [--json OUT]
 
-SmolLM2, greedy. Prints each answer, then per variant: valid answers, facts right (a gold key
-with its value; keys compared case- and plural-insensitively), tokens spent (a failed call
+Greedy, 120 tokens. Prints each answer, then per variant: valid answers, facts right (a gold
+key with its value; keys compared case- and plural-insensitively), tokens spent (a failed call
 counts its whole budget) and answers that wrote a key twice; the counts go to ``--json``
-(default ``bench/results/latest/dictionaries.json``). The shape comparison in
-docs/benchmarks.md ran the same tasks with the system message of the previous release.
+(default ``bench/results/latest/dictionaries.json``). ``--shape``: how the prompt shows a
+dictionary (``auto``: what structgen shows this model). ``--requests own``: six requests of our
+own, worded as people write, that check the shape chosen on the tasks.
 """
 
 from __future__ import annotations
@@ -18,11 +21,11 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.harness import command, results_file, write_json  # noqa: E402
+from bench.harness import command, model_path, results_file, write_json  # noqa: E402
 import structgen as sg  # noqa: E402
 from structgen._generate._output import spec_for  # noqa: E402
 
@@ -61,6 +64,29 @@ TASKS = [
 ]
 
 
+# Written 2026-12-06 after the shape was chosen on TASKS and before any run of these.
+class Tally(BaseModel):
+    tally: dict[str, int]
+class PriceList(BaseModel):
+    prices: dict[str, float]
+class Owners(BaseModel):
+    owner_of: dict[str, str] = Field(description="which person owns each item")
+class Rooms(BaseModel):
+    people_per_room: dict[str, list[str]]
+class Inventory(BaseModel):
+    counts: dict[str, int] = Field(description="how many of each fruit")
+
+OWN_REQUESTS = [
+ (Tally, "final count for the lunch poll: pizza 9, sushi 6, tacos 4", {"pizza": 9, "sushi": 6, "tacos": 4}),
+ (Tally, "we still have two cans of beans and five onions, oh and one bag of rice", {"beans": 2, "onions": 5, "rice": 1}),
+ (PriceList, "Croissants are 1.90 each, a baguette is 2.40 and the sourdough loaf 5.50.",
+  {"croissant": 1.9, "baguette": 2.4, "sourdough": 5.5}),
+ (Owners, "The red bike is Emma's and the laptop belongs to Raj.", {"red bike": "Emma", "laptop": "Raj"}),
+ (Rooms, "Room 101 has Ada and Grace, room 102 just has Linus.", {"101": ["Ada", "Grace"], "102": ["Linus"]}),
+ (Inventory, "ok so after the market we've got 7 apples left, a dozen bananas and 3 pears. can you log that?",
+  {"apples": 7, "bananas": 12, "pears": 3}),
+]
+
 
 def norm(k: str) -> str:
     return k.lower().rstrip("s")
@@ -74,14 +100,22 @@ def score(value: dict[str, Any], gold: dict[str, Any]) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("threads", nargs="?", type=int, default=2, help="llama.cpp threads (default 2)")
+    parser.add_argument("--model", default=None, help="gemma, qwen0.5b, qwen1.5b or a path (default: SmolLM2)")
+    parser.add_argument("--shape", choices=("auto", "words", "braces"), default="auto",
+                        help="how the prompt shows a dictionary (auto: what structgen shows this model)")
+    parser.add_argument("--requests", choices=("tasks", "own"), default="tasks")
+    parser.add_argument("--variants", default="off,on", help="the member check off, on, or both")
     parser.add_argument("--json", type=Path, default=None,
                         help="write the counts here (default: bench/results/latest/dictionaries.json)")
     args = parser.parse_args()
-    llm = sg.LLM(n_threads=args.threads, max_tokens=120)
+    llm = sg.LLM(model_path(args.model), n_threads=args.threads, max_tokens=120)
+    shape = llm._dictionary_shape() if args.shape == "auto" else args.shape
+    llm._dictionary_shape = lambda: shape  # type: ignore[method-assign]
+    tasks = TASKS if args.requests == "tasks" else OWN_REQUESTS
     rows = {}
-    for variant in ["off", "on"]:
+    for variant in args.variants.split(","):
         facts = valid = tokens = dup = 0
-        for M, prompt, gold in TASKS:
+        for M, prompt, gold in tasks:
             spec = spec_for(M)
             guard = variant == "on"
             members = spec.members
@@ -103,12 +137,13 @@ def main() -> None:
             finally:
                 spec.members = members
         rows[variant] = (valid, facts, tokens, dup)
-    total = sum(len(g) for _, _, g in TASKS)
-    print(f"{len(TASKS)} tasks, {total} facts")
+    total = sum(len(g) for _, _, g in tasks)
+    print(f"{len(tasks)} tasks, {total} facts; model {Path(model_path(args.model)).name}, dictionaries shown as {shape}")
     for v, (valid, facts, tokens, dup) in rows.items():
-        print(f"{v:8} valid {valid}/{len(TASKS)} facts {facts}/{total} tokens {tokens} answers-with-duplicate-keys {dup}")
+        print(f"{v:8} valid {valid}/{len(tasks)} facts {facts}/{total} tokens {tokens} answers-with-duplicate-keys {dup}")
     write_json(results_file(args.json, "dictionaries"), {
-        "command": command("dictionaries"), "tasks": len(TASKS), "facts": total,
+        "command": command("dictionaries"), "model": Path(model_path(args.model)).name, "shape": shape,
+        "requests": args.requests, "tasks": len(tasks), "facts": total,
         "variants": {v: dict(zip(("valid", "facts", "tokens", "duplicate_keys"), row)) for v, row in rows.items()}})
 
 

@@ -194,8 +194,9 @@ def run_structgen(llm: LLM, task: Task, max_tokens: int, show: bool, warm: bool 
 PEER_PROMPT = ["same"]
 
 
-def chat_messages(task: Task) -> list[dict[str, str]]:
-    hint = spec_for(task.output_type).system_hint if PEER_PROMPT[0] == "same" else None
+def chat_messages(task: Task, llm: LLM) -> list[dict[str, str]]:
+    spec = spec_for(task.output_type)
+    hint = spec.system_hint(llm._dictionary_shape()) if PEER_PROMPT[0] == "same" else None
     return [{"role": m.role, "content": m.content} for m in as_messages(task.prompt, system=hint, messages=None)]
 
 
@@ -209,7 +210,7 @@ def llama_call(llm: LLM, task: Task, **options: Any) -> tuple[str, int, int]:
     """
     llama = llm.backend.llama  # type: ignore[attr-defined]
     if llama.metadata.get("tokenizer.chat_template"):
-        out = llama.create_chat_completion(messages=chat_messages(task), temperature=0.0, **options)
+        out = llama.create_chat_completion(messages=chat_messages(task, llm), temperature=0.0, **options)
         usage = out["usage"]
         return out["choices"][0]["message"]["content"] or "", usage["completion_tokens"], usage["prompt_tokens"]
     from llama_cpp.llama_grammar import LlamaGrammar
@@ -218,7 +219,7 @@ def llama_call(llm: LLM, task: Task, **options: Any) -> tuple[str, int, int]:
     if response_format is not None:
         options["grammar"] = LlamaGrammar.from_json_schema(json.dumps(response_format["schema"]), verbose=False)
     template = llm.backend.template  # type: ignore[attr-defined]
-    messages = [Message(m["role"], m["content"]) for m in chat_messages(task)]
+    messages = [Message(m["role"], m["content"]) for m in chat_messages(task, llm)]
     out = llama.create_completion(prompt=template.text(messages), temperature=0.0, **options)
     return out["choices"][0]["text"], out["usage"]["completion_tokens"], out["usage"]["prompt_tokens"]
 

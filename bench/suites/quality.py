@@ -63,6 +63,9 @@ from tests.support.corpora import BFCL  # noqa: E402
 
 BFCL_SOURCES = ("simple_python", "live_simple")
 SOURCES = ("own", *BFCL_SOURCES)
+#: Our own tasks: the tuning set, and ``heldout`` (bench/data/quality_heldout.py), which only
+#: reports and is not among the default sources.
+OWN_SOURCES = ("own", "heldout")
 PEERS = ("llama-schema", "llama-free")
 STRUCTGEN_VARIANTS = (
     "default", "nodesc", "shape", "listing", "examples", "before", "after", "nochoose", "nodesc+nochoose",
@@ -444,7 +447,7 @@ class Case:
     messages: tuple[Mapping[str, str], ...] = ()
 
     def score(self, answer: Any) -> list[tuple[str, bool]]:
-        if self.source == "own":
+        if self.source in OWN_SOURCES:
             return facts(answer, self.gold)
         return bfcl_facts(answer, self.gold)
 
@@ -605,6 +608,10 @@ def bfcl_cases(limit: int | None, sources: Iterable[str] = BFCL_SOURCES) -> list
 
 def all_cases(limit: int | None, sources: Sequence[str]) -> list[Case]:
     own = list(OWN_TASKS) if "own" in sources else []
+    if "heldout" in sources:
+        from bench.data.quality_heldout import HELDOUT_TASKS
+
+        own += [Case(key, "heldout", output_type, prompt, gold) for key, output_type, prompt, gold in HELDOUT_TASKS]
     return own + bfcl_cases(limit, [s for s in sources if s in BFCL_SOURCES])
 
 
@@ -632,12 +639,14 @@ def variant_settings(variant: str) -> dict[str, Any]:
     return settings
 
 
-def conversation(case: Case, variant: str) -> list[dict[str, str]]:
-    """The chat messages structgen sends for ``case`` under ``variant``."""
+def conversation(case: Case, variant: str, dictionaries: Any = "words") -> list[dict[str, str]]:
+    """The chat messages structgen sends for ``case`` under ``variant`` to a model that reads
+    dictionaries as ``dictionaries`` (``LLM._dictionary_shape``)."""
     from structgen._generate._output import OutputSpec, options_from
 
     spec: OutputSpec[Any] = OutputSpec(case.output_type, options_from(variant_settings(variant)))
-    messages = spec.conversation(case.prompt, system=None, messages=case.messages or None)
+    messages = spec.conversation(case.prompt, system=None, messages=case.messages or None,
+                                 dictionaries=dictionaries)
     return [m.as_dict() for m in messages]
 
 
@@ -688,7 +697,7 @@ def _serve(path: str, threads: int, max_tokens: int, limit: int | None, sources:
         file) gets its plain completion on the very prompt text structgen renders (else
         llama-cpp-python would fall back to Llama-2's format), with the grammar
         ``response_format`` would have built."""
-        messages = conversation(case, prompt_variant)
+        messages = conversation(case, prompt_variant, llm._dictionary_shape())
         schema = case.output_type.model_json_schema()
         options: dict[str, Any] = {"temperature": 0.0, "max_tokens": max_tokens, "seed": 0}
         _cold(llm)
@@ -844,7 +853,7 @@ def ratios(outcomes: Sequence[Outcome], runners: Sequence[str]) -> str:
 
 def report(outcomes: Sequence[Outcome]) -> None:
     runners = list(dict.fromkeys(o.runner for o in outcomes))
-    sources = [s for s in SOURCES if any(o.source == s for o in outcomes)]
+    sources = [s for s in (*SOURCES, "heldout") if any(o.source == s for o in outcomes)]
     print(table(outcomes, runners, sources))
     print()
     print(ratios(outcomes, runners))
@@ -862,7 +871,7 @@ def main() -> None:
     parser.add_argument("--variants", default=",".join((*STRUCTGEN_VARIANTS, *PEERS)),
                         help="comma-separated structgen variants (e.g. listing+after) and peers")
     parser.add_argument("--peer-prompt", default="default", help="the variant whose messages the peers get")
-    parser.add_argument("--sources", default=",".join(SOURCES), help="own, simple_python, live_simple")
+    parser.add_argument("--sources", default=",".join(SOURCES), help="own, simple_python, live_simple, heldout")
     parser.add_argument("--limit", type=int, default=40, help="first N cases of each BFCL category")
     parser.add_argument("--all", action="store_true", help="every case of the BFCL categories")
     parser.add_argument("--threads", type=int, default=1, help="llama.cpp threads (tokens and batches)")
@@ -885,8 +894,9 @@ def main() -> None:
         if peer not in PEERS or prompt_variant:
             variant_settings(prompt_variant or peer)  # a wrong name fails before the model loads
     sources = [s for s in args.sources.split(",") if s]
-    if set(sources) - set(SOURCES):
-        parser.error(f"unknown sources: {', '.join(sorted(set(sources) - set(SOURCES)))}")
+    unknown = set(sources) - {*SOURCES, "heldout"}
+    if unknown:
+        parser.error(f"unknown sources: {', '.join(sorted(unknown))}")
     limit = None if args.all else args.limit
     cases = all_cases(limit, sources)
     path = model_path(args.model)

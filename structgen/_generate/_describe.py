@@ -28,12 +28,18 @@ from typing import Any, Literal
 DescribeStyle = Literal["full", "shape", "listing"]
 """How the output type is described to the model (see :func:`structured`)."""
 STYLES: tuple[DescribeStyle, ...] = ("full", "shape", "listing")
+DictionaryShape = Literal["words", "braces"]
+"""How a dictionary (an object of free keys) is shown: ``"words"`` — ``object (keys: names,
+values: integer)`` — or ``"braces"`` — ``{"<name>": integer, ...}``. Small models copy the
+braced placeholder as a key and tool-trained ones copy the words ("names", "values"), so each
+model class gets the one it reads (the ``dictionaries`` suite measures both)."""
 _MAX_DEPTH = 6
 
 
 class _Describer:
-    def __init__(self, root: Mapping[str, Any]) -> None:
+    def __init__(self, root: Mapping[str, Any], dictionaries: DictionaryShape = "words") -> None:
         self.root = root
+        self.dictionaries = dictionaries
         self.notes: list[str] = []
         self._seen_refs: set[str] = set()
 
@@ -93,7 +99,11 @@ class _Describer:
             extra = schema.get("additionalProperties")
             if isinstance(extra, Mapping):
                 keys = self._keys(schema.get("propertyNames"), path, depth)
-                return f"object (keys: {keys}, values: {self.describe(extra, path + '.*', depth + 1)})"
+                values = self.describe(extra, path + ".*", depth + 1)
+                if self.dictionaries == "braces":
+                    key = '"<name>"' if keys == "names" else keys
+                    return "{" + f"{key}: {values}, ..." + "}"
+                return f"object (keys: {keys}, values: {values})"
             return "object"
         required = set(schema.get("required") or ())
         parts = []
@@ -187,11 +197,14 @@ def _bounds(schema: Mapping[str, Any]) -> str:
     return f" ({', '.join(words)})" if words else ""
 
 
-def describe_schema(schema: Mapping[str, Any], *, refusal: bool, style: DescribeStyle = "full") -> str:
-    """The prompt text describing the answer expected for ``schema``, in ``style`` (see above)."""
+def describe_schema(
+    schema: Mapping[str, Any], *, refusal: bool, style: DescribeStyle = "full", dictionaries: DictionaryShape = "words"
+) -> str:
+    """The prompt text describing the answer expected for ``schema``, in ``style`` (see above),
+    with dictionaries shown as ``dictionaries`` says."""
     if style not in STYLES:
         raise ValueError(f"describe style must be one of {', '.join(STYLES)}, not {style!r}")
-    describer = _Describer(schema)
+    describer = _Describer(schema, dictionaries)
     top = _one_line(describer.resolve(schema)[0].get("description"))
     if style == "listing":
         lines = ["Answer with a JSON object with these fields:"]

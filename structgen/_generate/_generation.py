@@ -16,6 +16,7 @@ from .._backends._seam import CompletionRequest, Message, Reasoning, ReasoningDe
 from .._errors import RefusalError, ValidatorError
 from .._pointers import escape_pointer_token
 from ._attempts import Attempts, Sampling, SamplingOptions
+from ._describe import DictionaryShape
 from ._output import OutputSpec, Refusal, spec_for, validation_errors
 from ._partial import PartialBuilder
 from ._reasoning import ReasoningOption
@@ -53,13 +54,14 @@ class Result(Generic[T]):
 def generation(
     output_type: Any, prompt: str | None, options: Mapping[str, Any],
     sampling_of: Callable[[Mapping[str, Any]], Sampling], record: Callable[[Usage], None],
-    reasoning: Reasoning | None = None,
+    reasoning: Reasoning | None = None, dictionaries: DictionaryShape = "words",
 ) -> Steps[TextDelta | ReasoningDelta | None, Result[Any]]:
     """One generation with its retries: yields text and reasoning deltas (None when a retry
     starts) and the backend requests (see ``_steps``); returns the Result. ``options`` are the
     keywords of :class:`PromptOptions` and ``on_refusal``; ``sampling_of`` builds the sampling
     from them with the caller's defaults; ``record`` hears the usage so far after each attempt;
-    ``reasoning`` is the section each attempt writes before its answer."""
+    ``reasoning`` is the section each attempt writes before its answer; ``dictionaries`` how the
+    prompt shows a dictionary to this model."""
     options = dict(options)
     on_refusal = options.pop("on_refusal", "raise")
     system, messages = options.pop("system", None), options.pop("messages", None)
@@ -67,7 +69,7 @@ def generation(
         raise ValueError("on_refusal must be 'raise' or 'return'")
     sampling = sampling_of(options)
     spec: OutputSpec[Any] = spec_for(output_type)
-    attempts = Attempts(spec.conversation(prompt, system=system, messages=messages), sampling.max_retries, "answer")
+    attempts = Attempts(spec.conversation(prompt, system=system, messages=messages, dictionaries=dictionaries), sampling.max_retries, "answer")
     for attempt in attempts:
         if attempt:
             yield None

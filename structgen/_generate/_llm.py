@@ -21,6 +21,7 @@ from .._embedding import SentenceEncoder, embedding_model_folder
 from .._tools._calls import ToolCall, ToolRun, ToolTurn
 from .._tools._tool import ToolSource
 from ._attempts import Sampling
+from ._describe import DictionaryShape
 from ._generation import GenerateOptions, Partials, PromptOptions, Result, generation
 from ._reasoning import reasoning_section
 from ._output import Refusal
@@ -449,7 +450,14 @@ class LLM:
     ) -> Steps[TextDelta | ReasoningDelta | None, Result[Any]]:
         options = dict(options)
         section = self._reasoning(options.pop("reasoning", None))
-        return generation(output_type, prompt, options, self._sampling, self._record, section)
+        return generation(
+            output_type, prompt, options, self._sampling, self._record, section, self._dictionary_shape()
+        )
+
+    def _dictionary_shape(self) -> DictionaryShape:
+        """How the prompt shows this model a dictionary: a model trained to call tools reads
+        the braced shape; a small one copies its placeholder as a key, and reads words."""
+        return "braces" if self._tool_format("auto").native else "words"
 
     def _reasoning(self, reasoning: Any) -> Reasoning | None:
         """The reasoning section ``reasoning=`` asks for on this model (docs/generation.md,

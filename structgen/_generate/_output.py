@@ -26,7 +26,7 @@ from .._schema.options import (
     Whitespace,
 )
 from ._choice_table import choice_table, member_rules
-from ._describe import STYLES, DescribeStyle, describe_schema, example_answer
+from ._describe import STYLES, DescribeStyle, DictionaryShape, describe_schema, example_answer
 from ._messages import as_messages
 
 T = TypeVar("T")
@@ -100,9 +100,7 @@ class OutputSpec(Generic[T]):
         self.schema: dict[str, Any] = json_schema_of(output_type)
         self.grammar = SchemaConverter.shared().convert(self.schema, options=options.grammar)
         self.refusal = options.grammar.refusal
-        self.hint = self._hint()
-        #: The hint when it goes into the system message (None when it goes with the prompt).
-        self.system_hint = self.hint if options.hint_placement == "system" else None
+        self._hints: dict[DictionaryShape, str | None] = {}
         # Pydantic's own schema still marks sets (``uniqueItems``), which ``self.schema`` leaves
         # to the validator: the loop can at least avoid writing an item twice.
         self.members: MemberRules = member_rules(self.adapter.json_schema(mode="validation"))
@@ -112,35 +110,46 @@ class OutputSpec(Generic[T]):
                 self.schema, separators=SEPARATORS[options.grammar.whitespace], refusal=self.refusal
             ) or None
 
-    def _hint(self) -> str | None:
+    def hint(self, dictionaries: DictionaryShape = "words") -> str | None:
+        """The text that tells the model what to answer: instructions, the description (its
+        dictionaries shown as ``dictionaries`` says) and the example, built once per shape."""
+        if dictionaries not in self._hints:
+            self._hints[dictionaries] = self._hint(dictionaries)
+        return self._hints[dictionaries]
+
+    def system_hint(self, dictionaries: DictionaryShape = "words") -> str | None:
+        """The hint when it goes into the system message (None when it goes with the prompt)."""
+        return self.hint(dictionaries) if self.options.hint_placement == "system" else None
+
+    def _hint(self, dictionaries: DictionaryShape) -> str | None:
         parts = []
         if self.options.instructions:
             parts.append(self.options.instructions)
         style = self.options.describe_style
         if style is not None:
-            parts.append(describe_schema(self.schema, refusal=self.refusal, style=style))
+            parts.append(describe_schema(self.schema, refusal=self.refusal, style=style, dictionaries=dictionaries))
         example = example_answer(self.schema) if self.options.examples else None
         if example is not None:
             parts.append(example)
         return "\n\n".join(parts) or None
 
     def conversation(
-        self, prompt: str | None, *, system: str | None, messages: Any
+        self, prompt: str | None, *, system: str | None, messages: Any, dictionaries: DictionaryShape = "words"
     ) -> list[Message]:
         """The messages of a call: the caller's ``system``, ``messages`` and ``prompt`` with the
         hint placed as ``hint_placement`` says (a system hint joins the caller's system text;
         a prompt hint goes into the last user message, before or after its text)."""
-        hint = self.system_hint
+        full_hint, hint = self.hint(dictionaries), self.system_hint(dictionaries)
         if system is not None and not isinstance(system, str):
             raise TypeError("system must be a str")
         conversation = as_messages(prompt, system=_join(system, hint), messages=messages)
         if system is None and hint is not None and conversation[0].role == "system" and messages:
             conversation = _merge_system(conversation)
-        if self.hint is None or hint is not None:
+        if full_hint is None or hint is not None:
             return conversation
         last = max(i for i, m in enumerate(conversation) if m.role == "user")
         text = conversation[last].content
-        joined = f"{self.hint}\n\n{text}" if self.options.hint_placement == "before_prompt" else f"{text}\n\n{self.hint}"
+        joined = f"{full_hint}\n\n{text}" if self.options.hint_placement == "before_prompt" else f"{text}\n\n{full_hint}"
         return [*conversation[:last], Message("user", joined), *conversation[last + 1 :]]
 
     def refusal_reason(self, text: str) -> str | None:
