@@ -21,7 +21,8 @@ import matplotlib.pyplot as plt  # noqa: E402  (the backend is chosen first)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
-COLOURS = {"structgen": "#3b6fb6", "llama-cpp-python": "#d08a3c", "xgrammar": "#5a9e5a", "llguidance": "#9c5fb5"}
+COLOURS = {"structgen": "#3b6fb6", "llama-cpp-python": "#d08a3c", "xgrammar": "#5a9e5a", "llguidance": "#9c5fb5",
+           "llama-server": "#8a8a8a"}
 SAVE = {"format": "svg", "metadata": {"Date": None}, "bbox_inches": "tight"}
 
 
@@ -80,9 +81,9 @@ def generation(out: Path) -> None:
 
 
 def bfcl(out: Path) -> None:
-    data = _load("bfcl")
+    data = _load("bfcl-test-summary")
     engines = data["columns"][1:]
-    fig, axes = plt.subplots(1, len(data["models"]), figsize=(11, 4), sharey=True)
+    fig, axes = plt.subplots(1, len(data["models"]), figsize=(13, 4.5), sharey=True)
     for ax, model in zip(axes, data["models"]):
         categories = list(model["categories"])
         rows = [model["categories"][c] for c in categories]
@@ -97,7 +98,7 @@ def bfcl(out: Path) -> None:
         ax.set_xlim(0, 100)
         ax.set_xlabel("% of cases right", fontsize=8)
         ax.set_title(f"{model['name']} ({total} cases)", fontsize=10)
-        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False)
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=1, frameon=False)
     axes[0].invert_yaxis()  # the first category on top (the axes share y: invert once)
     fig.suptitle("Function calling on BFCL v4 single-turn categories", fontsize=11)
     fig.savefig(out / "bfcl.svg", **SAVE)
