@@ -66,6 +66,7 @@ SOURCES = ("own", *BFCL_SOURCES)
 #: Our own tasks: the tuning set, and ``heldout`` (bench/data/quality_heldout.py), which only
 #: reports and is not among the default sources.
 OWN_SOURCES = ("own", "heldout")
+ALL_SOURCES = (*SOURCES, "heldout")
 PEERS = ("llama-schema", "llama-free")
 STRUCTGEN_VARIANTS = (
     "default", "nodesc", "shape", "listing", "examples", "before", "after", "nochoose", "nodesc+nochoose",
@@ -853,7 +854,7 @@ def ratios(outcomes: Sequence[Outcome], runners: Sequence[str]) -> str:
 
 def report(outcomes: Sequence[Outcome]) -> None:
     runners = list(dict.fromkeys(o.runner for o in outcomes))
-    sources = [s for s in (*SOURCES, "heldout") if any(o.source == s for o in outcomes)]
+    sources = [s for s in ALL_SOURCES if any(o.source == s for o in outcomes)]
     print(table(outcomes, runners, sources))
     print()
     print(ratios(outcomes, runners))
@@ -871,7 +872,7 @@ def main() -> None:
     parser.add_argument("--variants", default=",".join((*STRUCTGEN_VARIANTS, *PEERS)),
                         help="comma-separated structgen variants (e.g. listing+after) and peers")
     parser.add_argument("--peer-prompt", default="default", help="the variant whose messages the peers get")
-    parser.add_argument("--sources", default=",".join(SOURCES), help="own, simple_python, live_simple, heldout")
+    parser.add_argument("--sources", default=",".join(SOURCES), help=", ".join(ALL_SOURCES))
     parser.add_argument("--limit", type=int, default=40, help="first N cases of each BFCL category")
     parser.add_argument("--all", action="store_true", help="every case of the BFCL categories")
     parser.add_argument("--threads", type=int, default=1, help="llama.cpp threads (tokens and batches)")
@@ -894,7 +895,7 @@ def main() -> None:
         if peer not in PEERS or prompt_variant:
             variant_settings(prompt_variant or peer)  # a wrong name fails before the model loads
     sources = [s for s in args.sources.split(",") if s]
-    unknown = set(sources) - {*SOURCES, "heldout"}
+    unknown = set(sources) - set(ALL_SOURCES)
     if unknown:
         parser.error(f"unknown sources: {', '.join(sorted(unknown))}")
     limit = None if args.all else args.limit

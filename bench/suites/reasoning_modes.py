@@ -27,7 +27,6 @@ from pydantic import BaseModel
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.harness import model_path, results_file  # noqa: E402
-from structgen.backends import TemplatedBackend  # noqa: E402
 
 
 class Person(BaseModel):
@@ -54,7 +53,6 @@ def main() -> None:
     from structgen._backends._section_grammar import section_grammar
     from structgen._backends._seam import CompletionRequest
     from structgen._generate._output import spec_for
-    from structgen._generate._reasoning import reasoning_section
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=None)
@@ -63,8 +61,7 @@ def main() -> None:
                         help="write the totals here (default: bench/results/latest/reasoning_modes.json)")
     args = parser.parse_args()
     llm = sg.LLM(model_path(args.model), n_threads=1, max_tokens=200)
-    template = llm.backend.chat_template if isinstance(llm.backend, TemplatedBackend) else None
-    section = reasoning_section(args.budget, template)
+    section = llm._reasoning(args.budget)  # the section `reasoning=` means on this model
     assert section is not None
     totals = {mode: {"seconds": 0.0, "grammar_seconds": 0.0, "tokens": 0, "valid": 0} for mode in ("loop", "grammar")}
     for output_type, prompt in REQUESTS:

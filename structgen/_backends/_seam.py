@@ -345,6 +345,11 @@ class TemplatedBackend(Protocol):
     def chat_template(self) -> str | None: ...
 
 
+def chat_template_of(backend: object) -> str | None:
+    """The chat template ``backend`` reports; None for a backend that tells none."""
+    return backend.chat_template if isinstance(backend, TemplatedBackend) else None
+
+
 @runtime_checkable
 class AsyncBackend(Protocol):
     """The optional asyncio side of the seam, for backends whose work is I/O (HTTP servers).

@@ -101,9 +101,8 @@ class _Describer:
                 keys = self._keys(schema.get("propertyNames"), path, depth)
                 values = self.describe(extra, path + ".*", depth + 1)
                 if self.dictionaries == "braces":
-                    key = '"<name>"' if keys == "names" else keys
-                    return "{" + f"{key}: {values}, ..." + "}"
-                return f"object (keys: {keys}, values: {values})"
+                    return "{" + (keys or '"<name>"') + f": {values}, ..." + "}"
+                return f"object (keys: {keys or 'names'}, values: {values})"
             return "object"
         required = set(schema.get("required") or ())
         parts = []
@@ -168,15 +167,16 @@ class _Describer:
         self._seen_refs.discard(ref or "")
         return {name: value for name, value in found.items() if value is not None} or None
 
-    def _keys(self, names: Any, path: str, depth: int) -> str:
-        """How a dictionary's keys are described: their spellings when there are a few, else
-        "names". (In the shape ``{string: integer}`` small models read ``string`` as the first
-        key's text and write schemas, or keys such as ``", "``.)"""
+    def _keys(self, names: Any, path: str, depth: int) -> str | None:
+        """A dictionary's allowed keys spelled out when there are a few, else None: free keys,
+        which each shape names in its own way ("names", ``"<name>"``). (In the shape
+        ``{string: integer}`` small models read ``string`` as the first key's text and write
+        schemas, or keys such as ``", "``.)"""
         if isinstance(names, Mapping):
             described = self.describe(names, path + ".*", depth + 1)
             if described.startswith('"'):  # an enum or const: the keys it allows
                 return described
-        return "names"
+        return None
 
 
 def _one_line(text: Any) -> str:

@@ -16,7 +16,7 @@ from typing import Any, Literal, TypeVar, overload
 
 from typing_extensions import TypeForm, Unpack
 
-from .._backends._seam import Backend, Reasoning, ReasoningDelta, TemplatedBackend, TextDelta, Usage
+from .._backends._seam import Backend, Reasoning, ReasoningDelta, TextDelta, Usage, chat_template_of
 from .._embedding import SentenceEncoder, embedding_model_folder
 from .._tools._calls import ToolCall, ToolRun, ToolTurn
 from .._tools._tool import ToolSource
@@ -462,8 +462,7 @@ class LLM:
     def _reasoning(self, reasoning: Any) -> Reasoning | None:
         """The reasoning section ``reasoning=`` asks for on this model (docs/generation.md,
         "Think, then answer")."""
-        template = self.backend.chat_template if isinstance(self.backend, TemplatedBackend) else None
-        return reasoning_section(reasoning, template)
+        return reasoning_section(reasoning, chat_template_of(self.backend))
 
     async def _finish_async(self, steps: Steps[Any, Any]) -> Any:
         """The result of an operation driven on the event loop (see ``_steps.run_async``)."""

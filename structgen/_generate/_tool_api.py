@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, create_model
 from pydantic_core import to_json
 from typing_extensions import Unpack
 
-from .._backends._seam import Backend, Message, Reasoning, ReasoningDelta, TemplatedBackend, TextDelta, Usage
+from .._backends._seam import Backend, Message, Reasoning, ReasoningDelta, TextDelta, Usage, chat_template_of
 from .._errors import MaxRoundsError, ToolExecutionError
 from .._tools._calls import ArgumentsDelta, ToolCall, ToolRun, ToolTurn
 from .._tools._tool import FINAL_TOOL, Tool, ToolSource, as_tools, from_model
@@ -138,8 +138,7 @@ def tool_format_for(backend: Backend, name: ToolFormatName) -> ToolFormat:
     """The tool format ``name`` means on ``backend`` ("auto": the family of its chat template,
     where the backend tells it; the generic JSON format otherwise)."""
     if name == "auto":
-        template = backend.chat_template if isinstance(backend, TemplatedBackend) else None
-        return format_for(template)
+        return format_for(chat_template_of(backend))
     return format_for(None, name)
 
 
