@@ -32,16 +32,17 @@ from ._errors import (
 from ._backends._seam import Message, ReasoningDelta, TextDelta, Usage
 from ._backends.llamacpp import LlamaCppBackend
 from ._backends.server import LlamaServerBackend, OpenAICompatibleBackend
-from ._generate import LLM, Refusal, Result, structured
+from ._generate import Refusal, Result, structured
 from ._generate._attempts import SamplingOptions
 from ._generate._generation import GenerateOptions, PromptOptions
-from ._generate._tool_api import PromptOrMessages, ToolOptions, ToolStreamEvent
-from ._generate._tool_policy import Policy
 from ._grammar import ConverterCacheInfo, Grammar, SchemaConverter, json_schema_to_gbnf
+from ._llm import LLM
 from ._model_path import default_model_path
 from ._schema.options import GrammarOptions
 from ._tools import ArgumentsDelta, Tool, ToolCall, ToolRun, ToolTurn, tool
+from ._tools._api import PromptOrMessages, ToolOptions, ToolStreamEvent
 from ._tools._tool import ToolSource
+from ._tools.policy._policies import Policy
 
 __version__ = "0.1.0"
 
@@ -114,20 +115,20 @@ _MOVED = {
 # Aliases of the values an option takes, no longer public: a caller writes the values, and a
 # function passing the options on annotates them with ToolOptions or GenerateOptions.
 _RETIRED = {
-    "ArgumentsName": ("._generate._copied", "the `arguments` field of structgen.ToolOptions"),
-    "CallInReply": ("._generate._tool_policy", "the `call_in_reply` field of structgen.Policy"),
-    "DecisionName": ("._generate._tool_policy", "the `decision` field of structgen.ToolOptions"),
+    "ArgumentsName": ("._tools.policy._copied", "the `arguments` field of structgen.ToolOptions"),
+    "CallInReply": ("._tools.policy._policies", "the `call_in_reply` field of structgen.Policy"),
+    "DecisionName": ("._tools.policy._policies", "the `decision` field of structgen.ToolOptions"),
     "DescribeStyle": ("._generate._describe", "the `describe` argument of structgen.structured"),
     "Escapes": ("._schema.options", "the `escapes` field of structgen.GrammarOptions"),
     "HintPlacement": ("._generate._output", "the `hint_placement` argument of structgen.structured"),
     "KeyOrder": ("._schema.options", "the `key_order` field of structgen.GrammarOptions"),
-    "OfferedCall": ("._generate._tool_policy", "the `offered_call` field of structgen.Policy"),
-    "OfferedTools": ("._generate._tool_policy", "the `offered_tools` field of structgen.Policy"),
-    "PolicyName": ("._generate._tool_policy", "the `policy` field of structgen.ToolOptions"),
+    "OfferedCall": ("._tools.policy._policies", "the `offered_call` field of structgen.Policy"),
+    "OfferedTools": ("._tools.policy._policies", "the `offered_tools` field of structgen.Policy"),
+    "PolicyName": ("._tools.policy._policies", "the `policy` field of structgen.ToolOptions"),
     "PresetName": ("._schema.options", "structgen.GrammarOptions.preset"),
     "ReasoningOption": ("._generate._reasoning", "the `reasoning` field of structgen.GenerateOptions"),
-    "ToolChoice": ("._generate._tool_calls", "the `tool_choice` field of structgen.ToolOptions"),
-    "ToolFormatName": ("._generate._tool_api", "the `tool_format` field of structgen.ToolOptions"),
+    "ToolChoice": ("._tools._turn", "the `tool_choice` field of structgen.ToolOptions"),
+    "ToolFormatName": ("._tools._api", "the `tool_format` field of structgen.ToolOptions"),
     "Whitespace": ("._schema.options", "the `whitespace` field of structgen.GrammarOptions"),
 }
 

@@ -219,7 +219,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from ._generate import LLM
+    from ._llm import LLM
     from ._types import type_adapter
 
     output_type = load_target(args.target)
@@ -308,7 +308,7 @@ def _input_format(args: argparse.Namespace) -> Any:
 
 def _extract_llm(args: argparse.Namespace) -> Any:
     """The in-process model, or an LLM on the server at --backend."""
-    from ._generate import LLM
+    from ._llm import LLM
 
     if args.backend is None:
         # Documents in flight at once are decoded together, one sequence each.

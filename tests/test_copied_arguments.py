@@ -11,7 +11,7 @@ from hypothesis import given, strategies as st
 
 from structgen import Grammar
 from structgen.testing import accepts
-from structgen._generate._copied import MAX_WORDS, copied_tools, named_tools, spans_pattern
+from structgen._tools.policy._copied import MAX_WORDS, copied_tools, named_tools, spans_pattern
 from structgen._tools._tool import as_tools
 
 
@@ -84,7 +84,7 @@ def test_the_grammar_accepts_the_runs_and_nothing_else() -> None:
 
 def test_each_setting_tries_its_grammars_in_order() -> None:
     from structgen._backends._seam import Message
-    from structgen._generate._copied import argument_tries
+    from structgen._tools.policy._copied import argument_tries
 
     tools = as_tools([send])
     said = [Message("user", "old words"), Message("user", "mail bob@x.org")]
@@ -188,7 +188,7 @@ def test_definitions_and_arrays() -> None:
 
 def test_named_values_apply_on_every_try_unless_switched_off() -> None:
     from structgen._backends._seam import Message
-    from structgen._generate._copied import argument_tries
+    from structgen._tools.policy._copied import argument_tries
 
     said = [Message("user", "weather in Paris in fahrenheit"), Message("tool", "celsius")]
     tools = as_tools([weather])

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from structgen import ModelNotFoundError
-from structgen._embedding import SentenceEncoder, embedding_model_folder
+from structgen._tools.policy._encoder import SentenceEncoder, embedding_model_folder
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "minilm_reference.json").read_text())
 
@@ -42,7 +42,7 @@ def test_a_paraphrase_is_nearer_its_tool_than_another_tool(encoder: SentenceEnco
 
 
 def test_a_missing_model_is_a_model_not_found_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import structgen._embedding as embedding
+    import structgen._tools.policy._encoder as embedding
 
     assert embedding_model_folder() is not None
     monkeypatch.setattr(embedding, "embedding_model_folder", lambda: None)
@@ -51,8 +51,8 @@ def test_a_missing_model_is_a_model_not_found_error(monkeypatch: pytest.MonkeyPa
 
 
 def test_requests_for_an_action_score_above_questions(encoder: SentenceEncoder) -> None:
-    """The action-or-answer signal of ``decision="action"`` (``_generate/_intent.py``)."""
-    from structgen._generate._tool_policy import Meanings
+    """The action-or-answer signal of ``decision="action"`` (``_tools/policy/_intent.py``)."""
+    from structgen._tools.policy._policies import Meanings
 
     meanings = Meanings(encoder)
     doing = ["Turn the heating up to 21 degrees.", "Book me a haircut for Saturday.", "Play my workout playlist."]

@@ -16,7 +16,7 @@ from structgen import LLM, ToolOptions
 from structgen._backends._seam import DEFAULT_SAMPLING
 from structgen._generate._attempts import SAMPLING_KEYWORDS, Sampling
 from structgen._generate._generation import GenerateOptions, PromptOptions
-from structgen._generate._tool_api import DEFAULT_MAX_CALLS, turn_steps
+from structgen._tools._api import DEFAULT_MAX_CALLS, turn_steps
 from structgen.backends import SamplingSettings
 from structgen.testing import ScriptedBackend
 

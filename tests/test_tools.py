@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 import structgen as sg
 from tests.support.corpora import BFCL
 from structgen._backends.llamacpp._native import native_vocab
-from structgen._generate._tool_formats import JSON_FORMAT
+from structgen._tools._formats import JSON_FORMAT
 from structgen._tools import as_tool, as_tools
 from structgen._tools._grammar import call_schema
 

@@ -1,4 +1,4 @@
-"""Fits the ``"meaning"`` decision's scores (``structgen/_generate/_tool_policy.py``, FITTED) on
+"""Fits the ``"meaning"`` decision's scores (``structgen/_tools/policy/_policies.py``, FITTED) on
 the tuning split only: the TUNE requests of bench/data/tool_requests.json and the tuning half of BFCL's
 dev cases (the BFCL suite's split).
 
@@ -42,9 +42,9 @@ from tests.support.tool_requests import HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, 
 SPLITS = {"tune": TUNE, "holdout3": HOLDOUT3, "holdout4": HOLDOUT4, "holdout5": HOLDOUT5, "holdout6": HOLDOUT6, "holdout7": HOLDOUT7, "live": LIVE, "neighbours": NEIGHBOURS}
 from structgen._backends._seam import Message  # noqa: E402
 from structgen._backends.llamacpp._backend import LlamaCppBackend  # noqa: E402
-from structgen._embedding import SentenceEncoder  # noqa: E402
-from structgen._generate._tool_decision import said, shared_words  # noqa: E402
-from structgen._generate._tool_policy import Meanings, channel_scores  # noqa: E402
+from structgen._tools.policy._encoder import SentenceEncoder  # noqa: E402
+from structgen._tools.policy._decision import said, shared_words  # noqa: E402
+from structgen._tools.policy._policies import Meanings, channel_scores  # noqa: E402
 from structgen._tools._tool import Tool, as_tools  # noqa: E402
 
 SIGNALS = ("similarity", "channel", "words")
@@ -120,13 +120,13 @@ def right(rows: list[dict[str, Any]], weights: dict[str, float], bias: float) ->
 
 def end_to_end(path: str, weights: list[float], split: str = "tune") -> None:
     import structgen
-    from structgen._generate import _tool_policy
+    from structgen._tools.policy import _policies
 
     if len(weights) == 5:  # the default decision, "action": its score with the action signal
-        _tool_policy.WITH_ACTION = _tool_policy.Weights(*weights)
+        _policies.WITH_ACTION = _policies.Weights(*weights)
     else:
         bias, similarity, channel, words = weights
-        _tool_policy.FITTED[(True, True)] = _tool_policy.Weights(bias, similarity, channel, words)
+        _policies.FITTED[(True, True)] = _policies.Weights(bias, similarity, channel, words)
     llm = structgen.LLM(path, max_tokens=128, n_threads=1, n_threads_batch=1)
     right: dict[str, list[bool]] = {}
     started = time.perf_counter()

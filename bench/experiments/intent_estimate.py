@@ -23,8 +23,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.support.tool_requests import TUNE  # noqa: E402
-from structgen._embedding import SentenceEncoder  # noqa: E402
-from structgen._generate._intent import ACTIONS, QUESTIONS  # noqa: E402
+from structgen._tools.policy._encoder import SentenceEncoder  # noqa: E402
+from structgen._tools.policy._intent import ACTIONS, QUESTIONS  # noqa: E402
 
 WEIGHTS = {"similarity": 4.0, "channel": 1.0, "words": 0.3}  # FITTED[(True, True)]
 RESULTS = Path(__file__).resolve().parents[1] / "results"

@@ -10,7 +10,7 @@ with every expected argument. The default decision and arguments, greedy, SmolLM
 DETAILS, written later (before any run of them), for two details of the rule.
 
 ``--bfcl tune|test`` measures the rule alone, with no model: over a BFCL half, every parameter
-:func:`structgen._generate._copied.named_tools` narrows to one value, and whether BFCL's ground
+:func:`structgen._tools.policy._copied.named_tools` narrows to one value, and whether BFCL's ground
 truth accepts that value (its own string standardisation). Usage::
 
     python -m bench.experiments.named_values [--model gemma] [--source PATH] [--json OUT]
@@ -175,7 +175,7 @@ def bfcl_precision(split: str) -> None:
     sys.path.insert(0, str(ROOT))
     from bench.suites.bfcl import cases, normalise
     from tests.support.bfcl import bfcl_tool
-    from structgen._generate._copied import named_tools
+    from structgen._tools.policy._copied import named_tools
     from structgen._tools._tool import as_tools
 
     picked = right = 0

@@ -70,7 +70,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -424,7 +424,7 @@ def chosen_options(setting: str | None) -> dict[str, Any]:
     "DECISION/ARGUMENTS/OFFERED_CALL[/OFFERED_TOOLS]" (a ``Policy`` of those rules); a
     ``+thinkN`` suffix adds ``reasoning=N`` (a reasoning section of N tokens before the turn)."""
     from structgen import Policy
-    from structgen._generate._tool_policy import POLICIES
+    from structgen._tools.policy._policies import POLICIES
 
     if setting is None:
         return {}
@@ -726,7 +726,8 @@ class ServedStructgen:
         backend = structgen.LlamaServerBackend(self.server.url, timeout=self.bounds.timeout)
         self.llm = structgen.LLM.from_backend(backend, max_tokens=self.bounds.max_tokens)
         if not self.embeddings:
-            self.llm._meanings = False  # what LLM keeps when the extra's model is not installed
+            # what the policy layer's loader gives when the extra's model is not installed
+            self.llm._caller = replace(self.llm._caller, meanings=lambda: None)
 
     def run(self, messages: list[dict[str, str]], tools: list[dict[str, Any]]) -> Outcome:
         import structgen

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.harness import model_path, results_file  # noqa: E402
 from structgen import _extract as ex  # noqa: E402
-from structgen._generate import LLM  # noqa: E402
+from structgen._llm import LLM  # noqa: E402
 
 
 class Ticket(BaseModel):

@@ -48,7 +48,7 @@ from bench.harness import cold_cache  # noqa: E402
 
 from structgen import StructgenError, structured  # noqa: E402
 from structgen._backends._seam import Message, Usage  # noqa: E402
-from structgen._generate import LLM  # noqa: E402
+from structgen._llm import LLM  # noqa: E402
 from structgen._generate._output import spec_for  # noqa: E402
 from structgen._generate._messages import as_messages  # noqa: E402
 

@@ -48,7 +48,7 @@ from bench.harness import command, model_path, results_file, write_json  # noqa:
 from structgen import StructgenError  # noqa: E402
 from structgen._backends._seam import Message  # noqa: E402
 from structgen._backends.llamacpp._prefixes import shared_length  # noqa: E402
-from structgen._generate import LLM  # noqa: E402
+from structgen._llm import LLM  # noqa: E402
 from tests.support.prefix_cache import (  # noqa: E402
     CONTACT_RULES, CONTACTS, TICKET_RULES, TICKETS, Contact, Ticket, book_hotel, convert_currency, find_flights,
     get_exchange_history, get_forecast, get_stock_price, get_weather, loan_payment,

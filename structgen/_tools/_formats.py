@@ -32,10 +32,10 @@ from .._gbnf import parse_gbnf
 from .._gbnf._analysis import references_by_rule
 from .._grammar import Grammar
 from .._schema.options import FLEXIBLE_WHITESPACE_LIMIT, SEPARATORS
-from .._tools._grammar import TOOL_GRAMMAR_OPTIONS, call_schema
-from .._tools._tool import Tool
-from ._choice_table import choice_table
-from ._describe import describe_schema
+from ._grammar import TOOL_GRAMMAR_OPTIONS, call_schema
+from ._tool import Tool
+from .._generate._choice_table import choice_table
+from .._generate._describe import describe_schema
 
 _START_RULE = "tool-turn"
 

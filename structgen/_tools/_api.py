@@ -1,5 +1,5 @@
-"""Tool calling as operations (see ``_steps``): one turn (what ``LLM.call_tools`` and its
-streaming and async twins drive) and the agent loop (``LLM.run_tools``, ``arun_tools``).
+"""Tool calling as operations (see ``_generate._steps``): one turn (what ``LLM.call_tools``
+and its streaming and async twins drive) and the agent loop (``LLM.run_tools``, ``arun_tools``).
 
 ``run_tools`` is the agent loop: call, run the calls (async tools awaited, a turn's calls run
 concurrently), feed the results back as tool messages, repeat until the model answers. With
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, create_model
@@ -21,16 +21,16 @@ from typing_extensions import Unpack
 
 from .._backends._seam import Backend, Message, Reasoning, ReasoningDelta, TextDelta, Usage, chat_template_of
 from .._errors import MaxRoundsError, ToolExecutionError
-from .._tools._calls import ArgumentsDelta, ToolCall, ToolRun, ToolTurn
-from .._tools._tool import FINAL_TOOL, Tool, ToolSource, as_tools, from_model
-from ._attempts import Sampling, SamplingOptions
-from ._steps import Run, Steps
-from ._tool_calls import ToolChoice, TurnEvent, TurnSettings, call_message, run_turn
-from ._tool_formats import ToolFormat, format_for
-from ._copied import ArgumentsName
-from ._tool_policy import DecisionName, Meanings, Policy, PolicyName, policy_rules
-from ._messages import as_messages
-from ._reasoning import ReasoningOption
+from ._calls import ArgumentsDelta, ToolCall, ToolRun, ToolTurn
+from ._tool import FINAL_TOOL, Tool, ToolSource, as_tools, from_model
+from .._generate._attempts import Sampling, SamplingOptions
+from .._generate._steps import Run, Steps
+from ._turn import ToolChoice, TurnEvent, TurnSettings, call_message, run_turn
+from ._formats import ToolFormat, format_for
+from .policy._copied import ArgumentsName
+from .policy._policies import DecisionName, Meanings, MeaningsLoader, Policy, PolicyName, policy_rules
+from .._generate._messages import as_messages
+from .._generate._reasoning import ReasoningOption
 
 ToolFormatName = Literal["auto", "json", "hermes", "llama3", "mistral"]
 """How calls are written: the model's own template family ("auto"), or a named one."""
@@ -80,15 +80,16 @@ class ToolOptions(SamplingOptions, total=False):
 @dataclass(frozen=True)
 class Caller:
     """What the tool operations need of the :class:`~structgen.LLM` that runs them: its
-    sampling defaults, its sentence encoder (None without the extra), the tool format a name
-    means on its backend, where the usage of a call is recorded, and the reasoning section a
-    ``reasoning=`` value means on its model."""
+    sampling defaults, the tool format a name means on its backend, where the usage of a call
+    is recorded, and the reasoning section a ``reasoning=`` value means on its model; and the
+    sentence encoder of its turns (None without the extra), which the policy layer loads on
+    first use (:class:`MeaningsLoader`)."""
 
     sampling: Callable[[Mapping[str, Any]], Sampling]
-    meanings: Callable[[], Meanings | None]
     tool_format: Callable[[ToolFormatName], ToolFormat]
     record: Callable[[Usage], None]
     reasoning: Callable[[ReasoningOption], Reasoning | None]
+    meanings: Callable[[], Meanings | None] = field(default_factory=MeaningsLoader)
 
 
 def turn_steps(
@@ -98,9 +99,9 @@ def turn_steps(
     decision: DecisionName | None = None, arguments: ArgumentsName | None = None,
     reasoning: ReasoningOption = None, **sampling: Unpack[SamplingOptions],
 ) -> Steps[TurnEvent, ToolTurn]:
-    """One turn as an operation (see ``_steps``): its events and requests; returns it. Its
-    keywords are :class:`ToolOptions`, and their defaults are stated here only; ``decision``
-    and ``arguments``, where given, replace the policy's own."""
+    """One turn as an operation (see ``_generate._steps``): its events and requests; returns
+    it. Its keywords are :class:`ToolOptions`, and their defaults are stated here only;
+    ``decision`` and ``arguments``, where given, replace the policy's own."""
     fmt = caller.tool_format(tool_format)
     rules = policy_rules(policy, fmt.native, decision=decision, arguments=arguments)
     settings = TurnSettings(

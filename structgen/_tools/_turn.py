@@ -7,7 +7,7 @@ The steps of a turn, each a backend request whose usage is summed into the turn'
    How many calls is the model's choice (at most ``max_calls``); a call that repeats an earlier
    one of the same turn ends the turn there, since small models otherwise loop. Under
    ``"auto"`` a judged turn is offered a second call, kept only if it adds something said.
-2. **Decide** (``tool_choice="auto"``): the turn's decision (``_tool_policy``) says which tools
+2. **Decide** (``tool_choice="auto"``): the turn's decision (``policy._policies``) says which tools
    may be called, best first — none: the model answers in words without trying — and which
    calls are kept (a later call of a tool only if it adds something said); the turn ends
    before the first call that is not. With no call kept, and when the model cannot finish a
@@ -31,16 +31,16 @@ from .._backends._seam import (
     Completion, CompletionRequest, MemberRules, Message, Reasoning, ReasoningDelta, TextDelta, Usage,
 )
 from .._errors import BackendError, IncompleteOutputError, ValidatorError
-from .._tools._calls import ArgumentsDelta, ToolCall, ToolTurn
-from .._tools._tool import Tool
-from ._attempts import Attempts, Sampling
-from ._output import validation_errors
-from ._copied import argument_tries
-from ._tool_decision import canonical, grounded, names_another_tool
-from ._tool_policy import POLICY_RULES, Meanings, Plan, Policy, plan
-from ._tool_formats import JSON_FORMAT, ToolFormat
-from ._steps import PULL, SHUT, Open, Steps, complete
-from ._warnings import warn_looped
+from ._calls import ArgumentsDelta, ToolCall, ToolTurn
+from ._tool import Tool
+from .._generate._attempts import Attempts, Sampling
+from .._generate._output import validation_errors
+from .policy._copied import argument_tries
+from .policy._decision import canonical, grounded, names_another_tool
+from .policy._policies import POLICY_RULES, Meanings, Plan, Policy, plan
+from ._formats import JSON_FORMAT, ToolFormat
+from .._generate._steps import PULL, SHUT, Open, Steps, complete
+from .._generate._warnings import warn_looped
 
 ToolChoice = Literal["auto", "required", "none"] | str
 """Whether a turn calls: "auto", "required", "none", or the name of the tool to call."""
@@ -86,8 +86,8 @@ def run_turn(
     conversation: Sequence[Message], settings: TurnSettings, meanings: Meanings | None = None,
 ) -> Steps[TurnEvent, ToolTurn]:
     """Yields the turn's text deltas, argument deltas and calls as they complete, and its
-    backend requests (see ``_steps``); returns the turn. ``meanings`` compares requests and
-    tools by meaning (None: without sentence embeddings)."""
+    backend requests (see ``_generate._steps``); returns the turn. ``meanings`` compares
+    requests and tools by meaning (None: without sentence embeddings)."""
     fmt = settings.format
     rules = settings.policy
     usage = Usage()

