@@ -329,8 +329,9 @@ class LLM:
         With ``parallel`` the model decides how many calls to make, at most ``max_calls``;
         under ``tool_choice="auto"`` it is offered a second call, kept as the policy's
         ``offered_call`` rule says: "same-tool" (another call of a tool it called, with
-        something new the user said) or "new-word" (a call of any tool that adds a word the
-        user said no earlier call chose); docs/tools.md, "How a turn is decided".
+        something new the user said), "new-word" (a call of any tool that adds a word the
+        user said no earlier call chose) or "new-word-or-tool" (that, or a grounded call of a
+        tool the request names); docs/tools.md, "How a turn is decided".
         A call whose arguments fail a validator is retried with the errors fed back, up to
         ``max_retries`` times, then ``OutputValidationError`` holds every attempt. The
         sampling keywords (``temperature``, ``max_tokens``, ...) and ``reasoning`` are

@@ -192,6 +192,12 @@ def test_the_default_lets_a_request_for_two_tools_call_both(qwen: sg.LLM) -> Non
     assert len(qwen.call_tools(request, tools, policy="small-model").calls) == 1
 
 
+def test_the_default_keeps_a_call_of_a_tool_the_request_names(qwen: sg.LLM) -> None:
+    """The same data twice: after the median, the variance adds no word the user said, but the
+    request names its tool (under "new-word" the turn ends after the median, above)."""
+    assert [c.name for c in qwen.call_tools(SPREAD, [median, variance]).calls] == ["median", "variance"]
+
+
 class Stock(BaseModel):
     counts: dict[str, int]
 
