@@ -36,7 +36,8 @@ from ._tool import Tool
 from .._generate._attempts import Attempts, Sampling
 from .._generate._output import validation_errors
 from .policy._copied import argument_tries
-from .policy._decision import canonical, grounded, names_another_tool
+from .policy._decision import canonical, grounded
+from .policy._later_calls import LATER_CALLS
 from .policy._policies import POLICY_RULES, Meanings, Plan, Policy, plan
 from ._formats import JSON_FORMAT, ToolFormat
 from .._generate._steps import PULL, SHUT, Open, Steps, complete
@@ -100,13 +101,11 @@ def run_turn(
         messages, template_tools = fmt.render(conversation, decided.tools)  # the model sees what it may call
         fully = decided.grounding == "every"
 
+        later = LATER_CALLS[rules.offered_call]
+
         def kept(call: ToolCall, earlier: Sequence[ToolCall]) -> bool:
             """A call after ``earlier`` of the same turn, as the ``offered_call`` rule says."""
-            across = rules.offered_call != "same-tool"
-            if grounded([call], conversation, fully=fully, earlier=earlier, across_tools=across):
-                return True
-            return rules.offered_call == "new-word-or-tool" and bool(earlier) and names_another_tool(
-                call, earlier, conversation) and grounded([call], conversation, fully=fully)
+            return later(call, earlier, conversation, fully)
 
         keep = None if decided.grounding == "none" else kept
         if decided.lazy and settings.tool_choice == "auto":

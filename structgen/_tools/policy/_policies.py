@@ -53,14 +53,13 @@ from ._copied import ARGUMENTS, DEFAULT_ARGUMENTS, ArgumentsName
 from ._decision import relevant_tools, said, shared_words, tool_text
 from ._encoder import SentenceEncoder, embedding_model_folder
 from ._intent import ACTIONS, CLOSEST, QUESTIONS
+from ._later_calls import LATER_CALLS, OfferedCall
 
 DecisionName = Literal["meaning", "action", "words", "model"]
 DECISIONS: tuple[DecisionName, ...] = ("meaning", "action", "words", "model")
 DEFAULT_DECISION: DecisionName = "action"
 
-OfferedCall = Literal["same-tool", "new-word", "new-word-or-tool"]
-"""Which second call, offered after the model's first, is kept (see :class:`Policy`)."""
-OFFERED_CALLS: tuple[OfferedCall, ...] = ("same-tool", "new-word", "new-word-or-tool")
+OFFERED_CALLS: tuple[OfferedCall, ...] = tuple(LATER_CALLS)
 OfferedTools = Literal["close", "fitting"]
 """Which tools a scored decision lets the turn call (see :class:`Policy`)."""
 OFFERED_TOOLS: tuple[OfferedTools, ...] = ("close", "fitting")
