@@ -63,10 +63,10 @@ from tests.support.corpora import BFCL  # noqa: E402
 
 BFCL_SOURCES = ("simple_python", "live_simple")
 SOURCES = ("own", *BFCL_SOURCES)
-#: Our own tasks: the tuning set, and ``heldout`` (bench/data/quality_heldout.py), which only
-#: reports and is not among the default sources.
-OWN_SOURCES = ("own", "heldout")
-ALL_SOURCES = (*SOURCES, "heldout")
+#: Our own tasks: the tuning set, and ``heldout`` and ``heldout2`` (bench/data/quality_heldout.py,
+#: quality_heldout2.py), which only report and are not among the default sources.
+OWN_SOURCES = ("own", "heldout", "heldout2")
+ALL_SOURCES = (*SOURCES, "heldout", "heldout2")
 PEERS = ("llama-schema", "llama-free")
 STRUCTGEN_VARIANTS = (
     "default", "nodesc", "shape", "listing", "examples", "before", "after", "nochoose", "nodesc+nochoose",
@@ -613,6 +613,10 @@ def all_cases(limit: int | None, sources: Sequence[str]) -> list[Case]:
         from bench.data.quality_heldout import HELDOUT_TASKS
 
         own += [Case(key, "heldout", output_type, prompt, gold) for key, output_type, prompt, gold in HELDOUT_TASKS]
+    if "heldout2" in sources:
+        from bench.data.quality_heldout2 import HELDOUT2_TASKS
+
+        own += [Case(key, "heldout2", output_type, prompt, gold) for key, output_type, prompt, gold in HELDOUT2_TASKS]
     return own + bfcl_cases(limit, [s for s in sources if s in BFCL_SOURCES])
 
 
