@@ -6,7 +6,8 @@ A request is right when its calls are exactly the wanted ones: as many, each wan
 (case-insensitive, in its values, not its keys). Imports structgen from the checkout it runs
 from; every row goes to ``--json`` (default ``bench/results/latest/several_calls.json``). Usage::
 
-    python -m bench.suites.several_calls [--model gemma] [--json OUT] [--set shared|typed|calls-holdout|fresh-calls]
+    python -m bench.suites.several_calls [--model gemma|qwen0.5b|qwen1.5b] [--json OUT]
+        [--set shared|typed|calls-holdout|fresh-calls] [--policy POLICY]
 
 ``--set shared``: SHARED_VALUES, two calls of different tools on the same values; ``--set typed``:
 TYPED_CALLS, ``--set calls-holdout``: CALLS_HOLDOUT and ``--set fresh-calls``: FRESH_CALLS (also
@@ -60,18 +61,24 @@ def matches(calls: list[tuple[str, str]], wanted: list[Wanted]) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", default=None, help="gemma, or a GGUF path (default: SmolLM2)")
+    parser.add_argument("--model", default=None, help="gemma, qwen0.5b, qwen1.5b or a GGUF path (default: SmolLM2)")
     parser.add_argument("--json", type=Path,
                         help="write every row here (default: bench/results/latest/several_calls.json)")
     parser.add_argument("--set", choices=sorted(SETS), default="several")
+    parser.add_argument("--policy", default=None,
+                        help="call_tools' policy as bench.suites.bfcl's --decision takes it (default: none passed)")
     args = parser.parse_args()
     import structgen
+
+    from bench.suites.bfcl import chosen_options
+
+    options = chosen_options(args.policy)
 
     llm = structgen.LLM(model_path(args.model), max_tokens=256, n_ctx=4096, n_threads=1, n_threads_batch=1)
     rows = []
     for text, wanted in SETS[args.set]:
         start = time.perf_counter()
-        turn = llm.call_tools(text, tools=TOOLS, tool_choice="auto")
+        turn = llm.call_tools(text, tools=TOOLS, tool_choice="auto", **options)
         seconds = time.perf_counter() - start
         calls = [(c.name, c.text) for c in turn.calls]
         right = matches(calls, wanted)
