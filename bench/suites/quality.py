@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import gzip
+import importlib
 import json
 import re
 import signal
@@ -63,10 +64,15 @@ from tests.support.corpora import BFCL  # noqa: E402
 
 BFCL_SOURCES = ("simple_python", "live_simple")
 SOURCES = ("own", *BFCL_SOURCES)
-#: Our own tasks: the tuning set, and ``heldout`` and ``heldout2`` (bench/data/quality_heldout.py,
-#: quality_heldout2.py), which only report and are not among the default sources.
-OWN_SOURCES = ("own", "heldout", "heldout2")
-ALL_SOURCES = (*SOURCES, "heldout", "heldout2")
+#: Our held-out task sets, which only report and are not among the default sources: each
+#: source's module in bench/data and the name of its (key, output type, prompt, gold) tuple.
+HELDOUT_SETS = {
+    "heldout": ("bench.data.quality_heldout", "HELDOUT_TASKS"),
+    "heldout2": ("bench.data.quality_heldout2", "HELDOUT2_TASKS"),
+}
+#: Our own tasks: the tuning set and the held-out sets.
+OWN_SOURCES = ("own", *HELDOUT_SETS)
+ALL_SOURCES = (*SOURCES, *HELDOUT_SETS)
 PEERS = ("llama-schema", "llama-free")
 STRUCTGEN_VARIANTS = (
     "default", "nodesc", "shape", "listing", "examples", "before", "after", "nochoose", "nodesc+nochoose",
@@ -609,14 +615,10 @@ def bfcl_cases(limit: int | None, sources: Iterable[str] = BFCL_SOURCES) -> list
 
 def all_cases(limit: int | None, sources: Sequence[str]) -> list[Case]:
     own = list(OWN_TASKS) if "own" in sources else []
-    if "heldout" in sources:
-        from bench.data.quality_heldout import HELDOUT_TASKS
-
-        own += [Case(key, "heldout", output_type, prompt, gold) for key, output_type, prompt, gold in HELDOUT_TASKS]
-    if "heldout2" in sources:
-        from bench.data.quality_heldout2 import HELDOUT2_TASKS
-
-        own += [Case(key, "heldout2", output_type, prompt, gold) for key, output_type, prompt, gold in HELDOUT2_TASKS]
+    for source, (module, name) in HELDOUT_SETS.items():
+        if source in sources:
+            tasks = getattr(importlib.import_module(module), name)
+            own += [Case(key, source, output_type, prompt, gold) for key, output_type, prompt, gold in tasks]
     return own + bfcl_cases(limit, [s for s in sources if s in BFCL_SOURCES])
 
 

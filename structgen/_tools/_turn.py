@@ -105,7 +105,7 @@ def run_turn(
 
         def kept(call: ToolCall, earlier: Sequence[ToolCall]) -> bool:
             """A call after ``earlier`` of the same turn, as the ``offered_call`` rule says."""
-            return later(call, earlier, conversation, fully)
+            return later.keeps(call, earlier, conversation, fully)
 
         keep = None if decided.grounding == "none" else kept
         if decided.lazy and settings.tool_choice == "auto":
@@ -186,7 +186,7 @@ def _call_turn(
             triggers=triggers, reasoning=settings.reasoning,
         )
         reader = _CallReader(fmt, tools, keep, offered, lazy=decided.lazy,
-                             same_tool=settings.policy.offered_call == "same-tool")
+                             same_tool=LATER_CALLS[settings.policy.offered_call].offered_repeats_tool)
         completion: Completion | None = None
         thought = ""
         yield Open(request)

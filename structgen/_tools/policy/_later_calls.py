@@ -1,10 +1,12 @@
 """Which call after the first of a turn is kept: one small function per ``offered_call`` rule,
-dispatched from :data:`LATER_CALLS`, so that each rule reads alone and is measured alone
-(``bench.suites.bfcl --decision DECISION/ARGUMENTS/RULE``)."""
+dispatched from :data:`LATER_CALLS` with what else the rule asks of an offered call, so that
+each rule reads alone and is measured alone (``bench.suites.bfcl --decision
+DECISION/ARGUMENTS/RULE``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from ..._backends._seam import Message
@@ -21,7 +23,7 @@ LaterCallRule = Callable[[ToolCall, Sequence[ToolCall], Sequence[Message], bool]
 
 def same_tool(call: ToolCall, earlier: Sequence[ToolCall], conversation: Sequence[Message], fully: bool) -> bool:
     """Grounded, and adding a said word no earlier call of its own tool chose (an offered call
-    must also repeat an earlier call's tool: the turn's reader holds that)."""
+    must also repeat an earlier call's tool: :attr:`LaterCalls.offered_repeats_tool`)."""
     return grounded([call], conversation, fully=fully, earlier=earlier)
 
 
@@ -39,8 +41,20 @@ def new_word_or_tool(call: ToolCall, earlier: Sequence[ToolCall], conversation: 
         [call], conversation, fully=fully)
 
 
-LATER_CALLS: dict[OfferedCall, LaterCallRule] = {
-    "same-tool": same_tool, "new-word": new_word, "new-word-or-tool": new_word_or_tool,
+@dataclass(frozen=True)
+class LaterCalls:
+    """One ``offered_call`` rule: ``keeps`` judges every call after a turn's first; with
+    ``offered_repeats_tool`` the call the grammar offers must also call a tool the turn already
+    called (calls the model chose to write itself need not)."""
+
+    keeps: LaterCallRule
+    offered_repeats_tool: bool = False
+
+
+LATER_CALLS: dict[OfferedCall, LaterCalls] = {
+    "same-tool": LaterCalls(same_tool, offered_repeats_tool=True),
+    "new-word": LaterCalls(new_word),
+    "new-word-or-tool": LaterCalls(new_word_or_tool),
 }
 
-__all__ = ["LATER_CALLS", "LaterCallRule", "OfferedCall", "new_word", "new_word_or_tool", "same_tool"]
+__all__ = ["LATER_CALLS", "LaterCallRule", "LaterCalls", "OfferedCall", "new_word", "new_word_or_tool", "same_tool"]
