@@ -13,7 +13,9 @@ import pytest
 import structgen as sg
 from structgen._backends._seam import Message, Score, ScoreRequest
 from structgen._generate._steps import finish, run_blocking
-from structgen._tools.policy._policies import CHAT_CONTEXT, Meanings, OfferedCall, channel_scores, plan, tool_context
+from structgen._tools.policy._policies import (
+    CHANNEL_RANGE, CHANNEL_USUAL, CHAT_CONTEXT, Meanings, OfferedCall, channel_scores, plan, tool_context, weigh,
+)
 from structgen._tools._tool import as_tools
 from structgen.testing import ScriptedBackend
 
@@ -92,6 +94,34 @@ def test_channel_scores_compare_each_tool_context_with_the_chat_baseline() -> No
     assert channel_scores(ScriptedBackend(), "Will it rain?", TOOLS) is None  # it cannot score
 
 
+def weighed(text: str, backend: ScriptedBackend, channel: str) -> list[tuple[str, float | None]]:
+    steps = weigh(TOOLS, [Message("user", text)], Meanings(TopicEncoder()), action=True, channel=channel)  # type: ignore[arg-type]
+    return [(e.tool.name, e.channel) for e in finish(run_blocking(steps, backend))]
+
+
+def test_undecided_channel_scores_only_the_tools_whose_fit_it_could_change() -> None:
+    request = "Email the forecast to bob"  # shares words with both tools; the encoder likes both
+    every = ScoringScript("forecast")
+    assert [c is not None for _, c in weighed(request, every, "every")] == [True, True]
+    assert len(every.scored) == 3  # the chat baseline and each tool
+    for backend, channel in ((ScoringScript("forecast"), "undecided"), (ScriptedBackend(), "every")):
+        known = weighed(request, backend, channel)
+        assert len(getattr(backend, "scored", [])) == 0, channel  # both fits are settled without it
+        assert [c for _, c in known] == [None, None]
+
+
+def test_undecided_channel_scores_a_tool_whose_fit_a_usual_value_could_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    import structgen._tools.policy._policies as policies
+
+    request = "Email the forecast to bob"
+    every = weighed(request, ScoringScript("forecast"), "every")
+    monkeypatch.setattr(policies, "CHANNEL_RANGE", (-100.0, 100.0))  # any value could change either fit
+    backend = ScoringScript("forecast")
+    assert weighed(request, backend, "undecided") == every and len(backend.scored) == 3
+    low, high = CHANNEL_RANGE
+    assert low < CHANNEL_USUAL < high
+
+
 def test_an_unknown_decision_is_refused() -> None:
     with pytest.raises(ValueError, match="decision"):
         sg.LLM.from_backend(ScriptedBackend()).call_tools("hi", [get_forecast], decision="guess")  # type: ignore[arg-type]
@@ -143,7 +173,7 @@ def test_a_policy_is_one_value_per_rule_and_the_old_keywords_replace_its_own() -
     small = POLICY_RULES["small-model"]
     assert policy_rules("auto", native=False) == small
     assert policy_rules("auto", native=True) == POLICY_RULES["tool-trained"]
-    assert POLICY_RULES["tool-trained"] == Policy("action", "free", "new-word-or-tool", "fitting")
+    assert POLICY_RULES["tool-trained"] == Policy("action", "free", "new-word-or-tool", "fitting", channel="undecided")
     assert policy_rules("model", native=False) == POLICY_RULES["model"]
     assert policy_rules("small-model", native=True, arguments="copied") == Policy("action", "copied", "same-tool")
     # decision= brings the rules of the policy that decides so, then arguments= replaces its own

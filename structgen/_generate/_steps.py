@@ -121,6 +121,12 @@ def score(request: ScoreRequest) -> Generator[Command, Any, tuple[Score, ...] | 
     return scores
 
 
+def can_score() -> Generator[Command, Any, bool]:
+    """Whether the backend scores text, asked without any model work (a request with no
+    continuations is answered by the driver)."""
+    return (yield Rank(ScoreRequest("", ()))) is not None
+
+
 
 # -- the drivers ------------------------------------------------------------------------------
 
@@ -155,7 +161,9 @@ class _BlockingAnswers:
         elif step is SHUT:
             return self.shut()
         elif isinstance(step, Rank):
-            return self.backend.score(step.request) if isinstance(self.backend, ScoringBackend) else None
+            if not isinstance(self.backend, ScoringBackend):
+                return None
+            return self.backend.score(step.request) if step.request.continuations else ()
         elif isinstance(step, Run):
             return self.run_calls(step.calls)
         return None
@@ -248,6 +256,8 @@ class _AsyncAnswers:
             return await self.shut()
         elif isinstance(step, Rank):
             if isinstance(self.backend, ScoringBackend):
+                if not step.request.continuations:
+                    return ()
                 return await asyncio.to_thread(self.backend.score, step.request)
         elif isinstance(step, Run):
             return await run_calls_async(step.calls)
@@ -369,5 +379,5 @@ def _settle(future: asyncio.Future[None]) -> None:
 __all__ = [
     "PULL", "SHUT", "Command", "Done", "Open", "Rank", "Run", "RunnableCall", "RunnableTool", "Steps",
     "complete", "finish", "iterate_in_thread", "result_of", "run_async", "run_blocking",
-    "run_calls_async", "run_calls_here", "score",
+    "can_score", "run_calls_async", "run_calls_here", "score",
 ]

@@ -96,7 +96,8 @@ def run_turn(
     if settings.tool_choice in ("auto", "required"):
         required = settings.tool_choice == "required"
         decided = yield from plan(
-            rules.decision, decided.tools, conversation, meanings, required=required, offered_tools=rules.offered_tools)
+            rules.decision, decided.tools, conversation, meanings, required=required,
+            offered_tools=rules.offered_tools, channel=rules.channel)
     if decided.tools:
         messages, template_tools = fmt.render(conversation, decided.tools)  # the model sees what it may call
         fully = decided.grounding == "every"

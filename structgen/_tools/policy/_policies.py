@@ -46,7 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..._backends._seam import Backend, Message, ScoreRequest
-from ..._generate._steps import Steps, finish, run_blocking, score
+from ..._generate._steps import Steps, can_score, finish, run_blocking, score
 from ..._generate._warnings import outside_structgen
 from .._tool import Tool
 from ._copied import ARGUMENTS, DEFAULT_ARGUMENTS, ArgumentsName
@@ -66,6 +66,9 @@ OFFERED_TOOLS: tuple[OfferedTools, ...] = ("close", "fitting")
 CallInReply = Literal["text", "kept"]
 """What becomes of a call the model writes in a reply the decision chose (see :class:`Policy`)."""
 CALLS_IN_REPLY: tuple[CallInReply, ...] = ("text", "kept")
+ChannelScoring = Literal["every", "undecided"]
+"""Which tools a scored decision weighs the channel score for (see :class:`Policy`)."""
+CHANNEL_SCORINGS: tuple[ChannelScoring, ...] = ("every", "undecided")
 
 
 @dataclass(frozen=True)
@@ -89,19 +92,24 @@ class Policy:
     - ``call_in_reply``: what becomes of a call the model writes in its reply after a scored
       decision chose a reply in words (a model whose template shows it the tools may call
       anyway): ``"text"``, the reply's text as written; ``"kept"``, the turn's call, where it
-      validates (the model overrules the decision)."""
+      validates (the model overrules the decision).
+    - ``channel``: which tools a scored decision weighs the channel score for (a scoring pass
+      over the request after each, and one after no tool): ``"every"``; or ``"undecided"``,
+      only those the other signals leave within the channel's usual band of fitting
+      (:data:`CHANNEL_RANGE`), so that a clear request costs no scoring pass at all."""
 
     decision: DecisionName
     arguments: ArgumentsName
     offered_call: OfferedCall
     offered_tools: OfferedTools = "close"
     call_in_reply: CallInReply = "text"
+    channel: ChannelScoring = "every"
 
     def __post_init__(self) -> None:
         for name, value, allowed in (
             ("decision", self.decision, DECISIONS), ("arguments", self.arguments, ARGUMENTS),
             ("offered_call", self.offered_call, OFFERED_CALLS), ("offered_tools", self.offered_tools, OFFERED_TOOLS),
-            ("call_in_reply", self.call_in_reply, CALLS_IN_REPLY),
+            ("call_in_reply", self.call_in_reply, CALLS_IN_REPLY), ("channel", self.channel, CHANNEL_SCORINGS),
         ):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}")
@@ -123,7 +131,8 @@ POLICIES: tuple[PolicyName, ...] = ("auto", "model", "tool-trained", "small-mode
 POLICY_RULES: dict[ResolvedPolicy, Policy] = {
     "model": Policy(decision="model", arguments="free", offered_call="new-word"),
     "tool-trained": Policy(
-        decision=DEFAULT_DECISION, arguments="free", offered_call="new-word-or-tool", offered_tools="fitting"),
+        decision=DEFAULT_DECISION, arguments="free", offered_call="new-word-or-tool", offered_tools="fitting",
+        channel="undecided"),
     "small-model": Policy(decision=DEFAULT_DECISION, arguments=DEFAULT_ARGUMENTS, offered_call="same-tool"),
 }
 #: What ``policy="auto"`` means for a model whose chat template renders tools (True: trained to
@@ -208,6 +217,13 @@ EXAMPLES_WITH_ACTION = Weights(bias=-3.0, similarity=6.0, channel=1.5, words=0.3
 MARGIN = 0.25
 #: Most tools offered to the call step.
 MAX_OFFERED = 3
+#: The channel score's usual band, its 10th to 90th percentile over every tool of 160 requests of
+#: BFCL's tuning half on Qwen2.5-Coder-0.5B, and its median, by which a tool it was not weighed
+#: for ranks: the narrowest band of those tried that decides as many of those requests right as
+#: weighing every tool (bench/experiments/channel_range.py). ``channel="undecided"`` weighs it
+#: only where a value in that band could change a tool's fit.
+CHANNEL_RANGE = (-0.37, 1.11)
+CHANNEL_USUAL = 0.31
 
 
 class Encoder(Protocol):
@@ -340,34 +356,46 @@ def channel_steps(request: str, tools: Sequence[Tool]) -> Steps[None, list[float
 
 def weigh(
     tools: Sequence[Tool], conversation: Sequence[Message], meanings: Meanings | None,
-    *, action: bool = False,
+    *, action: bool = False, channel: ChannelScoring = "every",
 ) -> Steps[None, list[Evidence]]:
     """Every tool's evidence against the latest request, best fitting first; with ``action``,
-    the request's action-or-answer signal counts too (where the encoder is there)."""
+    the request's action-or-answer signal counts too (where the encoder is there). The channel
+    score (one scoring pass over the request, and one per tool) is weighed for every tool, or
+    with ``channel="undecided"`` only for the tools whose fit it could change: those whose other
+    signals put them within :data:`CHANNEL_RANGE` of the line (no pass at all when none is)."""
     request = said(conversation, tool_results=False)
     similarity = meanings.similarities(request, tools) if meanings is not None else None
-    channel = yield from channel_steps(request, tools)
-    weights = FITTED[(similarity is not None, channel is not None)]
-    shown = EXAMPLES_FITTED[channel is not None]
+    scoring = bool(request.strip()) and (yield from can_score())
+    weights = FITTED[(similarity is not None, scoring)]
+    shown = EXAMPLES_FITTED[scoring]
     asks: float | None = None
-    if action and meanings is not None and channel is not None:
+    if action and meanings is not None and scoring:
         weights, shown, asks = WITH_ACTION, EXAMPLES_WITH_ACTION, meanings.action_score(request)
+    rules = [shown if tool.examples and similarity is not None else weights for tool in tools]
+    words = [min(shared_words(request, tool), 3) for tool in tools]
+    known = [  # each score but for its channel term
+        w.bias + w.words * n + w.action * (asks or 0.0) + (w.similarity * similarity[i] if similarity is not None else 0.0)
+        for i, (w, n) in enumerate(zip(rules, words))
+    ]
+    low, high = CHANNEL_RANGE
+    scored = [
+        i for i, (w, k) in enumerate(zip(rules, known))
+        if scoring and (channel == "every" or k + w.channel * low <= 0 < k + w.channel * high)
+    ]
+    values = dict(zip(scored, (yield from channel_steps(request, [tools[i] for i in scored])) or [])) if scored else {}
     found = []
     for i, tool in enumerate(tools):
-        w = shown if tool.examples and similarity is not None else weights
-        words = min(shared_words(request, tool), 3)
-        s = similarity[i] if similarity is not None else None
-        c = channel[i] if channel is not None else None
-        score = w.bias + w.words * words + w.action * (asks or 0.0)
-        score += w.similarity * s if s is not None else 0.0
-        score += w.channel * c if c is not None else 0.0
-        found.append(Evidence(tool, s, c, words, score, asks))
+        c = values.get(i)
+        # A tool whose channel was not weighed ranks by its usual value (it cannot change its fit).
+        score = known[i] + rules[i].channel * (c if c is not None else CHANNEL_USUAL if scoring else 0.0)
+        found.append(Evidence(tool, similarity[i] if similarity is not None else None, c, words[i], score, asks))
     return sorted(found, key=lambda e: -e.score)
 
 
 def plan(
     decision: DecisionName, tools: Sequence[Tool], conversation: Sequence[Message],
     meanings: Meanings | None, *, required: bool = False, offered_tools: OfferedTools = "close",
+    channel: ChannelScoring = "every",
 ) -> Steps[None, Plan]:
     """What ``decision`` settles for a turn before anything is written: under
     ``tool_choice="auto"``, or with ``required`` (a call must be made: only which tools)."""
@@ -386,7 +414,7 @@ def plan(
             "installed: they are not used (docs/tools.md, \"Example requests\")",
             UserWarning, stacklevel=outside_structgen(),
         )
-    ranked = yield from weigh(tools, conversation, meanings, action=decision == "action")
+    ranked = yield from weigh(tools, conversation, meanings, action=decision == "action", channel=channel)
     best, asks = ranked[0].score, ranked[0].action is not None and ranked[0].action > 0
     if best <= 0 and not required:
         return Plan([], asks_action=asks)
