@@ -193,7 +193,7 @@ def test_the_offered_tools_rule_lets_every_fitting_tool_be_called() -> None:
 
 @pytest.mark.parametrize("fields", [
     {"decision": "gate"}, {"arguments": "said"}, {"offered_call": "any"}, {"offered_tools": "all"},
-    {"call_in_reply": "read"},
+    {"call_in_reply": "read"}, {"channel": "some"}, {"listed_tools": "every"},
 ])
 def test_a_policy_with_an_unknown_rule_value_names_the_rule(fields: dict[str, str]) -> None:
     from structgen._tools.policy._policies import Policy
@@ -229,6 +229,22 @@ def test_the_call_in_reply_rule_decides_what_a_call_written_as_a_reply_becomes()
         policy = sg.Policy("meaning", "free", "new-word", call_in_reply=rule)  # type: ignore[arg-type]
         turn = llm.call_tools("Hi there, how are you?", [get_forecast, send_email], tool_format="hermes", policy=policy)
         assert [c.name for c in turn.calls] == calls and turn.text == text, rule
+
+
+def test_the_listed_tools_rule_decides_which_tools_the_call_prompt_lists() -> None:
+    """Only the forecast is offered; under "all" the call turn's prompt still lists both tools,
+    as the reply's would (one prompt for every turn with these tools), and the call's grammar
+    still names the forecast alone."""
+    call = '<tool_call>\n{"name": "get_forecast", "arguments": {"city": "Oslo"}}\n</tool_call>'
+    for rule, listed in (("offered", ["get_forecast"]), ("all", ["get_forecast", "send_email"])):
+        backend = ScriptedBackend(call, check_grammar=False)
+        policy = sg.Policy("words", "free", "new-word", listed_tools=rule)  # type: ignore[arg-type]
+        turn = sg.LLM.from_backend(backend).call_tools(
+            "Oslo forecast?", [get_forecast, send_email], tool_format="hermes", policy=policy)
+        request = backend.requests[0]
+        assert [c.name for c in turn.calls] == ["get_forecast"], rule
+        assert [t["function"]["name"] for t in request.tools] == listed, rule
+        assert "send_email" not in (request.gbnf or ""), rule
 
 
 def median(data: list[float]) -> float:

@@ -99,7 +99,10 @@ def run_turn(
             rules.decision, decided.tools, conversation, meanings, required=required,
             offered_tools=rules.offered_tools, channel=rules.channel)
     if decided.tools:
-        messages, template_tools = fmt.render(conversation, decided.tools)  # the model sees what it may call
+        # The model sees what it may call; or, under listed_tools="all", every tool, as the reply
+        # in words does: the prompt is then the same on every turn with these tools (evaluated once).
+        listed = settings.tools if rules.listed_tools == "all" and fmt.native else decided.tools
+        messages, template_tools = fmt.render(conversation, listed)
         fully = decided.grounding == "every"
 
         later = LATER_CALLS[rules.offered_call]

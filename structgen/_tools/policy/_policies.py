@@ -69,6 +69,9 @@ CALLS_IN_REPLY: tuple[CallInReply, ...] = ("text", "kept")
 ChannelScoring = Literal["every", "undecided"]
 """Which tools a scored decision weighs the channel score for (see :class:`Policy`)."""
 CHANNEL_SCORINGS: tuple[ChannelScoring, ...] = ("every", "undecided")
+ListedTools = Literal["offered", "all"]
+"""Which tools a call turn's prompt lists, where the chat template renders tools (see :class:`Policy`)."""
+LISTED_TOOLS: tuple[ListedTools, ...] = ("offered", "all")
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,11 @@ class Policy:
     - ``channel``: which tools a scored decision weighs the channel score for (a scoring pass
       over the request after each, and one after no tool): ``"every"``; or ``"undecided"``,
       only those the other signals leave within the channel's usual band of fitting
-      (:data:`CHANNEL_RANGE`), so that a clear request costs no scoring pass at all."""
+      (:data:`CHANNEL_RANGE`), so that a clear request costs no scoring pass at all.
+    - ``listed_tools``: which tools a call turn's prompt lists where the chat template renders
+      tools: ``"offered"``, those the decision lets the turn call; ``"all"``, every tool of the
+      turn, as the reply in words lists them (the grammar still calls only the offered ones), so
+      that turns with the same tools share one prompt prefix, evaluated once."""
 
     decision: DecisionName
     arguments: ArgumentsName
@@ -104,12 +111,14 @@ class Policy:
     offered_tools: OfferedTools = "close"
     call_in_reply: CallInReply = "text"
     channel: ChannelScoring = "every"
+    listed_tools: ListedTools = "offered"
 
     def __post_init__(self) -> None:
         for name, value, allowed in (
             ("decision", self.decision, DECISIONS), ("arguments", self.arguments, ARGUMENTS),
             ("offered_call", self.offered_call, OFFERED_CALLS), ("offered_tools", self.offered_tools, OFFERED_TOOLS),
             ("call_in_reply", self.call_in_reply, CALLS_IN_REPLY), ("channel", self.channel, CHANNEL_SCORINGS),
+            ("listed_tools", self.listed_tools, LISTED_TOOLS),
         ):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}")
@@ -430,7 +439,7 @@ def probability(score: float) -> float:
 
 __all__ = [
     "CHAT_CONTEXT", "DECISIONS", "DEFAULT_DECISION", "DecisionName", "POLICIES",
-    "AUTO_POLICY", "CALLS_IN_REPLY", "CallInReply", "OFFERED_CALLS", "OFFERED_TOOLS", "OfferedCall", "OfferedTools", "POLICY_RULES", "Policy", "PolicyName", "ResolvedPolicy", "policy_rules",
+    "AUTO_POLICY", "CALLS_IN_REPLY", "CHANNEL_SCORINGS", "CallInReply", "ChannelScoring", "LISTED_TOOLS", "ListedTools", "OFFERED_CALLS", "OFFERED_TOOLS", "OfferedCall", "OfferedTools", "POLICY_RULES", "Policy", "PolicyName", "ResolvedPolicy", "policy_rules",
     "resolve_policy", "Evidence", "Meanings", "MeaningsLoader", "Plan",
     "channel_scores", "channel_steps", "plan", "probability", "tool_context", "weigh",
 ]
