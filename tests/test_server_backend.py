@@ -129,7 +129,7 @@ def test_the_server_scores_text_as_the_in_process_backend_does(remote: sg.LLM) -
     """The same tokens, each with its probability before sampling: the server's one-token
     steps and the in-process batch differ only in rounding."""
     from tests.support.tool_requests import TOOLS
-    from structgen._tools.policy._policies import channel_scores
+    from structgen._tools.policy._gate import channel_scores
     from structgen._tools._tool import as_tools
 
     request = ScoreRequest("The get forecast tool: Weather forecast for a city. A user asks:",

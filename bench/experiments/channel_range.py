@@ -1,5 +1,5 @@
 """The channel score's usual range (``CHANNEL_RANGE`` and ``CHANNEL_USUAL`` in
-``structgen/_tools/policy/_policies.py``), chosen on BFCL's tuning half only, and what
+``structgen/_tools/policy/_gate.py``), chosen on BFCL's tuning half only, and what
 ``channel="undecided"`` saves and changes with it (docs/benchmarks.md, "Function calling").
 
 1. ``--signals OUT.jsonl``: every tool of the first ``--per-category`` tuning-half cases of each
@@ -46,7 +46,7 @@ def signals(model: str | None, per_category: int) -> list[Row]:
     from structgen._generate._messages import as_messages
     from structgen._generate._steps import finish, run_blocking
     from structgen._tools._tool import as_tools
-    from structgen._tools.policy._policies import MeaningsLoader, weigh
+    from structgen._tools.policy._gate import MeaningsLoader, weigh
 
     backend = LlamaCppBackend.load(model_path(model), n_ctx=4096, n_threads=1, n_threads_batch=2)
     meanings = MeaningsLoader()()

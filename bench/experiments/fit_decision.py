@@ -1,4 +1,4 @@
-"""Fits the ``"meaning"`` decision's scores (``structgen/_tools/policy/_policies.py``, FITTED) on
+"""Fits the ``"meaning"`` decision's scores (``structgen/_tools/policy/_gate.py``, FITTED) on
 the tuning split only: the TUNE requests of bench/data/tool_requests.json and the tuning half of BFCL's
 dev cases (the BFCL suite's split).
 
@@ -44,7 +44,7 @@ from structgen._backends._seam import Message  # noqa: E402
 from structgen._backends.llamacpp._backend import LlamaCppBackend  # noqa: E402
 from structgen._tools.policy._encoder import SentenceEncoder  # noqa: E402
 from structgen._tools.policy._decision import said, shared_words  # noqa: E402
-from structgen._tools.policy._policies import Meanings, channel_scores  # noqa: E402
+from structgen._tools.policy._gate import Meanings, channel_scores  # noqa: E402
 from structgen._tools._tool import Tool, as_tools  # noqa: E402
 
 SIGNALS = ("similarity", "channel", "words")
@@ -120,13 +120,13 @@ def right(rows: list[dict[str, Any]], weights: dict[str, float], bias: float) ->
 
 def end_to_end(path: str, weights: list[float], split: str = "tune") -> None:
     import structgen
-    from structgen._tools.policy import _policies
+    from structgen._tools.policy import _gate
 
     if len(weights) == 5:  # the default decision, "action": its score with the action signal
-        _policies.WITH_ACTION = _policies.Weights(*weights)
+        _gate.WITH_ACTION = _gate.Weights(*weights)
     else:
         bias, similarity, channel, words = weights
-        _policies.FITTED[(True, True)] = _policies.Weights(bias, similarity, channel, words)
+        _gate.FITTED[(True, True)] = _gate.Weights(bias, similarity, channel, words)
     llm = structgen.LLM(path, max_tokens=128, n_threads=1, n_threads_batch=1)
     right: dict[str, list[bool]] = {}
     started = time.perf_counter()

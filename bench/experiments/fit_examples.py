@@ -1,5 +1,5 @@
 """Fits the weights of tools that carry example requests (``EXAMPLES_WITH_ACTION`` and
-``EXAMPLES_FITTED`` in ``structgen/_tools/policy/_policies.py``) on TUNE alone, and reports the
+``EXAMPLES_FITTED`` in ``structgen/_tools/policy/_gate.py``) on TUNE alone, and reports the
 pre-call gate on every other split already read (docs/benchmarks.md, "Example requests").
 
 1. ``--signals OUT.json``: every request of the read splits (never HOLDOUT7) against its tools:
@@ -48,7 +48,7 @@ def signals(model: str | None) -> list[Row]:
     from structgen._backends.llamacpp._backend import LlamaCppBackend
     from structgen._tools.policy._encoder import SentenceEncoder
     from structgen._tools.policy._decision import shared_words
-    from structgen._tools.policy._policies import Meanings, channel_scores
+    from structgen._tools.policy._gate import Meanings, channel_scores
     from structgen._tools._tool import as_tools
 
     sets = {name: (requests.TOOLS, getattr(requests, name)) for name in READ}

@@ -28,7 +28,8 @@ from .._generate._steps import Run, Steps
 from ._turn import ToolChoice, TurnEvent, TurnSettings, call_message, run_turn
 from ._formats import ToolFormat, format_for
 from .policy._copied import ArgumentsName
-from .policy._policies import DecisionName, Meanings, MeaningsLoader, Policy, PolicyName, policy_rules
+from .policy._gate import DecisionName, Meanings, MeaningsLoader
+from .policy._policies import Policy, PolicyName, policy_rules
 from .._generate._messages import as_messages
 from .._generate._reasoning import ReasoningOption
 

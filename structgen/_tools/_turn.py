@@ -7,7 +7,7 @@ The steps of a turn, each a backend request whose usage is summed into the turn'
    How many calls is the model's choice (at most ``max_calls``); a call that repeats an earlier
    one of the same turn ends the turn there, since small models otherwise loop. Under
    ``"auto"`` a judged turn is offered a second call, kept only if it adds something said.
-2. **Decide** (``tool_choice="auto"``): the turn's decision (``policy._policies``) says which tools
+2. **Decide** (``tool_choice="auto"``): the turn's decision (``policy._gate``) says which tools
    may be called, best first — none: the model answers in words without trying — and which
    calls are kept (a later call of a tool only if it adds something said); the turn ends
    before the first call that is not. With no call kept, and when the model cannot finish a
@@ -38,7 +38,8 @@ from .._generate._output import validation_errors
 from .policy._copied import argument_tries
 from .policy._decision import canonical, grounded
 from .policy._later_calls import LATER_CALLS
-from .policy._policies import POLICY_RULES, Meanings, Plan, Policy, plan
+from .policy._gate import Meanings, Plan, plan
+from .policy._policies import KEEPS_CALL_IN_REPLY, LISTS_EVERY_TOOL, POLICY_RULES, Policy
 from ._formats import JSON_FORMAT, ToolFormat
 from .._generate._steps import PULL, SHUT, Open, Steps, complete
 from .._generate._warnings import warn_looped
@@ -101,7 +102,7 @@ def run_turn(
     if decided.tools:
         # The model sees what it may call; or, under listed_tools="all", every tool, as the reply
         # in words does: the prompt is then the same on every turn with these tools (evaluated once).
-        listed = settings.tools if rules.listed_tools == "all" and fmt.native else decided.tools
+        listed = settings.tools if LISTS_EVERY_TOOL[rules.listed_tools] and fmt.native else decided.tools
         messages, template_tools = fmt.render(conversation, listed)
         fully = decided.grounding == "every"
 
@@ -145,7 +146,7 @@ def run_turn(
     completion = yield from complete(request)
     usage = usage + completion.usage
     thought = completion.reasoning.strip()
-    if rules.call_in_reply == "kept" and settings.tool_choice == "auto":
+    if KEEPS_CALL_IN_REPLY[rules.call_in_reply] and settings.tool_choice == "auto":
         loose = _loose_calls(fmt, settings.tools, completion.text)
         if loose:  # the model called although the decision chose words: its call stands
             yield from loose

@@ -1,8 +1,11 @@
 """How a tool turn under ``tool_choice="auto"`` decides between calling and answering:
 
-- ``_policies``: the policies (:class:`Policy`), the scored gate (:func:`plan`), similarity of
-  meanings (:class:`Meanings`) and the loader of the sentence encoder (:class:`MeaningsLoader`:
-  on first use, one per LLM, with a warning once where the optional model is missing);
+- ``_policies``: the policies (:class:`Policy`), every rule's values in one table (``RULES``),
+  and the named policies;
+- ``_gate``: the decisions (:func:`plan`, one function per decision), the scored gate's signals,
+  similarity of meanings (:class:`Meanings`) and the loader of the sentence encoder
+  (:class:`MeaningsLoader`: on first use, one per LLM, with a warning once where the optional
+  model is missing);
 - ``_decision``: what the user said, the words a request shares with a tool, grounding;
 - ``_later_calls``: which call after a turn's first is kept, one function per ``offered_call`` rule;
 - ``_copied``: arguments taken from what was said;
@@ -12,6 +15,7 @@
 
 from __future__ import annotations
 
-from ._policies import Meanings, MeaningsLoader, Policy, plan, policy_rules, resolve_policy
+from ._gate import Meanings, MeaningsLoader, plan
+from ._policies import Policy, policy_rules, resolve_policy
 
 __all__ = ["Meanings", "MeaningsLoader", "Policy", "plan", "policy_rules", "resolve_policy"]

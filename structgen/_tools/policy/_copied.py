@@ -23,7 +23,7 @@ from __future__ import annotations
 import copy
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -32,7 +32,6 @@ from .._tool import FINAL_TOOL, Tool
 from ._decision import STOP_WORDS, said, word_list
 
 ArgumentsName = Literal["auto", "free", "copied", "free_then_copied"]
-ARGUMENTS: tuple[ArgumentsName, ...] = ("auto", "free", "copied", "free_then_copied")
 #: "free_then_copied" where the turn's decision weighed whether the request asks for an action
 #: (``decision="action"`` with its signal: that is where it was measured) and found it does,
 #: "free" elsewhere: a copied call would ground requests that only share a tool's topic.
@@ -56,22 +55,46 @@ def argument_tries(
     asks_action: bool = False, named: bool = True,
 ) -> list[list[Tool]]:
     """The tools whose call grammars a turn tries in order, the next one only when the calls
-    written under the one before were refused as not said: ``"free"``, the tools as they are;
-    ``"copied"``, their free strings limited to runs of what was said; ``"free_then_copied"``,
-    the first, then the second; ``"auto"``, ``"free_then_copied"`` when ``asks_action`` (the
-    decision weighed the action-or-answer signal, and the request asks for an action), else
-    ``"free"``. ``named``: each try allows only the listed values the request names
-    (:func:`named_tools`)."""
+    written under the one before were refused as not said (:data:`ARGUMENT_TRIES`). ``named``:
+    each try allows only the listed values the request names (:func:`named_tools`)."""
     if named:
         tools = named_tools(tools, said(conversation, tool_results=False))
-    if setting == "auto":
-        setting = "free_then_copied" if asks_action else "free"
-    if setting == "free":
-        return [list(tools)]
+    return ARGUMENT_TRIES[setting](tools, conversation, asks_action)
+
+
+def free_tries(tools: Sequence[Tool], conversation: Sequence[Message], asks_action: bool) -> list[list[Tool]]:
+    """The tools as they are."""
+    return [list(tools)]
+
+
+def copied_tries(tools: Sequence[Tool], conversation: Sequence[Message], asks_action: bool) -> list[list[Tool]]:
+    """The tools with their free strings limited to runs of what was said."""
+    return [copied_tools(tools, said(conversation))]
+
+
+def free_then_copied_tries(
+    tools: Sequence[Tool], conversation: Sequence[Message], asks_action: bool,
+) -> list[list[Tool]]:
+    """The tools as they are, then copied (once, where copying changes no tool)."""
     copied = copied_tools(tools, said(conversation))
-    if setting == "copied" or all(a is b for a, b in zip(copied, tools)):
+    if all(a is b for a, b in zip(copied, tools)):
         return [copied]
     return [list(tools), copied]
+
+
+def auto_tries(tools: Sequence[Tool], conversation: Sequence[Message], asks_action: bool) -> list[list[Tool]]:
+    """:func:`free_then_copied_tries` where the decision weighed the action-or-answer signal and
+    the request asks for an action, else :func:`free_tries`."""
+    return (free_then_copied_tries if asks_action else free_tries)(tools, conversation, asks_action)
+
+
+#: ``rule(tools, conversation, asks_action)``: the tools of each try, one small function per
+#: ``arguments`` value.
+ArgumentsRule = Callable[[Sequence[Tool], Sequence[Message], bool], list[list[Tool]]]
+ARGUMENT_TRIES: dict[ArgumentsName, ArgumentsRule] = {
+    "auto": auto_tries, "free": free_tries, "copied": copied_tries, "free_then_copied": free_then_copied_tries,
+}
+ARGUMENTS: tuple[ArgumentsName, ...] = tuple(ARGUMENT_TRIES)
 
 
 def copied_tools(tools: Sequence[Tool], said: str) -> list[Tool]:
@@ -225,4 +248,7 @@ def _limited(schema: Any, pattern: str) -> Any:
     return out
 
 
-__all__ = ["ARGUMENTS", "DEFAULT_ARGUMENTS", "ArgumentsName", "argument_tries", "MAX_SOURCE_WORDS", "MAX_WORDS", "copied_tools", "named_tools", "spans_pattern"]
+__all__ = [
+    "ARGUMENTS", "ARGUMENT_TRIES", "ArgumentsRule", "DEFAULT_ARGUMENTS", "ArgumentsName", "argument_tries",
+    "auto_tries", "copied_tries", "free_then_copied_tries", "free_tries", "MAX_SOURCE_WORDS", "MAX_WORDS", "copied_tools", "named_tools", "spans_pattern",
+]

@@ -5,7 +5,7 @@ shares words with, and whether a proposed call is grounded in what was said.
   descriptions and enum values) compared by the stems of their content words. The ``"words"``
   decision lets only such tools be called (text in another script than the tools' abstains:
   every tool counts); ``"meaning"`` counts shared words as one signal among others
-  (``_policies``).
+  (``_gate``).
 - **grounding**, after each call is written: the call repeats no earlier call, and a value it
   chose itself (not a default, not one the schema lists) appears as whole words or numbers in
   the latest user message or the tool results after it (or the tool takes no arguments); a
