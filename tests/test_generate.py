@@ -95,6 +95,7 @@ def test_nested_model(llm: sg.LLM) -> None:
     assert usage.attempts == 1 and usage.sampled_tokens > 0
     assert usage.forced_tokens > 0, "keys and punctuation should be fast-forwarded"
     assert 0 < usage.grammar_seconds < usage.model_seconds <= usage.total_seconds
+    assert 0 < usage.prompt_seconds < usage.model_seconds  # the prompt, then the answer
     assert llm.last_usage == usage
 
 

@@ -260,8 +260,8 @@ def test_picker_is_greedy_or_seeded() -> None:
 
 
 def test_usage_adds_up() -> None:
-    total = Usage(1, 0, 2, 3, 0.5, 1.0, 2.0, 1, 1) + Usage(4, 4, 1, 1, 0.25, 1.0, 1.0, 1, 0)
-    assert total == Usage(5, 4, 3, 4, 0.75, 2.0, 3.0, 2, 1)
+    total = Usage(1, 0, 2, 3, 0.5, 1.0, 2.0, 1, 1, prompt_seconds=0.5) + Usage(4, 4, 1, 1, 0.25, 1.0, 1.0, 1, 0)
+    assert total == Usage(5, 4, 3, 4, 0.75, 2.0, 3.0, 2, 1, prompt_seconds=0.5)
     assert total.completion_tokens == 7
 
 

@@ -51,6 +51,7 @@ def test_generate_through_the_server(remote: sg.LLM) -> None:
     assert json.loads(result.text) == result.value.model_dump()
     usage = result.usage
     assert usage.prompt_tokens > 10 and usage.sampled_tokens > 0 and usage.model_seconds > 0
+    assert 0 < usage.prompt_seconds < usage.model_seconds  # the server's own timings
     # The same messages again: the server reuses the cached prompt.
     again = remote.run(City, "Extract the place: I flew to Lisbon, the capital of Portugal.")
     assert again.text == result.text and again.usage.cached_prompt_tokens > 0

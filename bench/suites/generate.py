@@ -20,7 +20,8 @@ the warm-up is not timed.
 output type (``@structured(describe=...)``: full, shape, listing, or none).
 
 Prints, per task and in total: validity, prompt and completion tokens, seconds; then the ratios
-(a)/(b), (a)/(c) and structgen's grammar time as a share of model time; every row goes to
+(a)/(b), (a)/(c), structgen's grammar time as a share of model time, and where (a)'s time goes
+(prompts, the answer's tokens, the grammar, the rest); every row goes to
 ``--json`` (default ``bench/results/latest/generate.json``). Usage::
 
     python -m bench.suites.generate [--model PATH|qwen0.5b|qwen1.5b] [--threads N] [--max-tokens N]
@@ -313,12 +314,14 @@ def main() -> None:
     llm.run(int, "Extract the year: 'The war ended in 1945.'", max_tokens=8)  # page the weights in
 
     rows: dict[str, list[Row]] = {"a": [], "b": [], "c": []}
+    usages: list[Usage] = []
     totals = Usage()
     header = f"{'task':14} {'(a) ok prompt tok   s':>24} {'(b) ok prompt tok   s':>24} {'(c) tok   s':>13}"
     print(header)
     for task in TASKS:
         a, usage = run_structgen(llm, task, args.max_tokens, args.show, args.warm)
         totals = totals + usage
+        usages.append(usage)
         b = run_llama_schema(llm, task, args.max_tokens, args.show, args.warm)
         c = run_unconstrained(llm, task, a.tokens, args.warm)
         for key, row in zip("abc", (a, b, c)):
@@ -353,6 +356,8 @@ def main() -> None:
         f"grammar time: {totals.grammar_seconds * 1000:.1f} ms = {share:.1%} of model time "
         f"({per_token:.2f} ms per sampled token; target <= 5%)"
     )
+    split = time_split(totals, seconds["a"])
+    print("where (a)'s time goes: " + ", ".join(f"{name} {share:.0%}" for name, share in split.items()))
     harness.results_file(args.json, "generate").write_text(json.dumps({
         "what": "Typed generation: structgen vs llama-cpp-python's schema path vs unconstrained",
         "command": harness.command("generate"),
@@ -364,8 +369,22 @@ def main() -> None:
         "seconds": seconds,
         "structgen_tokens": {"sampled": totals.sampled_tokens, "forced": totals.forced_tokens,
                              "prompt": totals.prompt_tokens},
+        "structgen_usage": [vars(u) for u in usages],
+        "structgen_time_split": split,
     }, indent=1) + "\n")
     llm.close()
+
+
+def time_split(usage: Usage, seconds: float) -> dict[str, float]:
+    """Shares of (a)'s wall time: evaluating prompts, evaluating the answer's tokens (sampled
+    one at a time, forced and confirmed guesses in batches), the grammar, and the rest (Python,
+    sampling, the KV cache's bookkeeping)."""
+    if seconds <= 0:
+        return {}
+    answer = usage.model_seconds - usage.prompt_seconds
+    rest = seconds - usage.model_seconds - usage.grammar_seconds
+    return {"prompt": usage.prompt_seconds / seconds, "answer": answer / seconds,
+            "grammar": usage.grammar_seconds / seconds, "rest": rest / seconds}
 
 
 def model_file(choice: str | None) -> str | None:

@@ -218,7 +218,8 @@ class Usage:
     - ``forced_tokens``: tokens the grammar forced and that were evaluated as one batch
       (fast-forward), plus tokens of whole alternatives chosen by likelihood.
     - ``grammar_seconds``: time in the grammar (checks, masks, forced-text probes).
-    - ``model_seconds``: time in model evaluation (``llama_decode``).
+    - ``model_seconds``: time in model evaluation (``llama_decode``); ``prompt_seconds`` of it
+      evaluating the prompt (the part not cached), the rest writing the answer.
     - ``total_seconds``: wall time of the call.
     - ``attempts``: generations run (1 + retries).
     - ``reasoning_tokens``: tokens of reasoning sections (see :class:`Reasoning`), their
@@ -235,6 +236,7 @@ class Usage:
     attempts: int = 0
     drafted_tokens: int = 0
     reasoning_tokens: int = 0
+    prompt_seconds: float = 0.0
 
     @property
     def completion_tokens(self) -> int:
@@ -253,6 +255,7 @@ class Usage:
             total_seconds=self.total_seconds + other.total_seconds,
             attempts=self.attempts + other.attempts,
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+            prompt_seconds=self.prompt_seconds + other.prompt_seconds,
         )
 
 

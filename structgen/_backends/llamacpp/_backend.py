@@ -284,6 +284,7 @@ class LlamaCppBackend:
             self._claim_context(runner)
             model_before = runner.seconds
             usage.cached_prompt_tokens = runner.prime(prompt)
+            usage.prompt_seconds = runner.seconds - model_before
             state = compiled.new_state(self.grammar_step_seconds)
         except (StructgenError, ContextFullError) as e:
             if isinstance(e, ContextFullError):

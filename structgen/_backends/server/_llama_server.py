@@ -177,6 +177,7 @@ class LlamaServerBackend(HttpBackend):
             reasoning = "".join(thought.parts)
             usage.reasoning_tokens = spent.sampled_tokens
             usage.model_seconds += spent.model_seconds
+            usage.prompt_seconds += spent.prompt_seconds
             usage.total_seconds = time.perf_counter() - thought.started
         completion = Completion("".join(reader.parts), reader.finish_reason(), usage, reasoning=reasoning)
         self._http.check_answer("/completion", request, completion)
@@ -216,6 +217,7 @@ class _Reader:
             cached_prompt_tokens=cached,
             sampled_tokens=int(timings.get("predicted_n", final.get("tokens_predicted", 0)) or 0),
             model_seconds=(float(timings.get("prompt_ms", 0.0)) + float(timings.get("predicted_ms", 0.0))) / 1000,
+            prompt_seconds=float(timings.get("prompt_ms", 0.0)) / 1000,
             total_seconds=time.perf_counter() - self.started,
             attempts=1,
         )

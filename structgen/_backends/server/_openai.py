@@ -203,6 +203,7 @@ class _ChunkReader:
             cached_prompt_tokens=int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0,
             sampled_tokens=int(self.counts.get("completion_tokens") or 0),
             model_seconds=(float(t.get("prompt_ms") or 0.0) + float(t.get("predicted_ms") or 0.0)) / 1000,
+            prompt_seconds=float(t.get("prompt_ms") or 0.0) / 1000,
             total_seconds=time.perf_counter() - self.started,
             attempts=1,
         )
