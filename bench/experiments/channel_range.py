@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.harness import model_path  # noqa: E402
 from bench.suites import bfcl  # noqa: E402
+from structgen._tools.policy._gate import MAX_OFFERED  # noqa: E402
 
 CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance", "live_simple",
               "live_multiple", "live_irrelevance")
@@ -79,18 +80,18 @@ def percentiles(rows: list[Row], *wanted: float) -> list[float]:
 
 
 def undecided_plan(row: Row, low: float, high: float, usual: float) -> tuple[list[str], int]:
-    """The tools ``"tool-trained"`` offers (every fitting one, best first, at most 3) when the
+    """The tools ``"tool-trained"`` offers (every fitting one, best first, at most MAX_OFFERED) when the
     channel is weighed only where it could change a tool's fit; and the scoring passes made.
     (The tools here carry no examples: the channel weight is ``WITH_ACTION``'s, 1.)"""
     known = [t["score"] - t["channel"] for t in row["tools"]]
     scored = {i for i, k in enumerate(known) if k + low <= 0 < k + high}
     scores = [t["score"] if i in scored else known[i] + usual for i, t in enumerate(row["tools"])]
     ranked = sorted(range(len(scores)), key=lambda i: -scores[i])
-    return [row["tools"][i]["name"] for i in ranked if scores[i] > 0][:3], (1 + len(scored)) if scored else 0
+    return [row["tools"][i]["name"] for i in ranked if scores[i] > 0][:MAX_OFFERED], (1 + len(scored)) if scored else 0
 
 
 def every_plan(row: Row) -> list[str]:
-    return [t["name"] for t in row["tools"] if t["score"] > 0][:3]  # rows are stored best first
+    return [t["name"] for t in row["tools"] if t["score"] > 0][:MAX_OFFERED]  # rows are stored best first
 
 
 def right(row: Row, plan: list[str]) -> bool:
@@ -112,18 +113,17 @@ def report(tuning: Path, others: list[Path]) -> None:
     rows = {path: read(path) for path in (tuning, *others)}
     (usual,) = percentiles(rows[tuning], 50)
     print(f"channel score on {tuning.name} ({len(rows[tuning])} requests): median {usual}")
-    baseline = sum(right(r, every_plan(r)) for r in rows[tuning])
+    weighing_every = {path: sum(right(r, every_plan(r)) for r in found) for path, found in rows.items()}
     chosen = None
     for low_pct, high_pct in BANDS:
         low, high = percentiles(rows[tuning], low_pct, high_pct)
         print(f"band {low_pct}th-{high_pct}th percentile [{low}, {high}]:")
         for path, found in rows.items():
             passes, every, same, good = effect(found, low, high, usual)
-            was = sum(right(r, every_plan(r)) for r in found)
             print(f"  {path.name}: scoring passes {passes} of {every} ({passes / every:.0%}); the same plan on "
-                  f"{same} of {len(found)}; right {good} (every tool weighed: {was})")
-        if effect(rows[tuning], low, high, usual)[3] == baseline:
-            chosen = (low_pct, high_pct, low, high)
+                  f"{same} of {len(found)}; right {good} (every tool weighed: {weighing_every[path]})")
+            if path == tuning and good == weighing_every[tuning]:
+                chosen = (low_pct, high_pct, low, high)
     if chosen:
         print(f"chosen: {chosen[0]}th-{chosen[1]}th percentile, CHANNEL_RANGE = ({chosen[2]}, {chosen[3]}), "
               f"CHANNEL_USUAL = {usual}")

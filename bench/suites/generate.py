@@ -315,12 +315,10 @@ def main() -> None:
 
     rows: dict[str, list[Row]] = {"a": [], "b": [], "c": []}
     usages: list[Usage] = []
-    totals = Usage()
     header = f"{'task':14} {'(a) ok prompt tok   s':>24} {'(b) ok prompt tok   s':>24} {'(c) tok   s':>13}"
     print(header)
     for task in TASKS:
         a, usage = run_structgen(llm, task, args.max_tokens, args.show, args.warm)
-        totals = totals + usage
         usages.append(usage)
         b = run_llama_schema(llm, task, args.max_tokens, args.show, args.warm)
         c = run_unconstrained(llm, task, a.tokens, args.warm)
@@ -331,6 +329,7 @@ def main() -> None:
             f" {_ok(b.valid):>4} {b.prompt_tokens:6} {b.tokens:4} {b.seconds:6.2f}  {c.tokens:4} {c.seconds:6.2f}"
         )
     seconds = {k: sum(r.seconds for r in v) for k, v in rows.items()}
+    totals = sum(usages, Usage())
     print()
     print(f"valid: (a) {sum(r.valid for r in rows['a'])}/{len(TASKS)}   (b) {sum(r.valid for r in rows['b'])}/{len(TASKS)}")
     print(f"time:  (a) {seconds['a']:.2f}s  (b) {seconds['b']:.2f}s  (c) {seconds['c']:.2f}s")

@@ -405,7 +405,7 @@ def plan(
     """What ``decision`` settles for a turn before anything is written: under
     ``tool_choice="auto"``, or with ``required`` (a call must be made: only which tools)."""
     if len(tools) < 2 and required:  # nothing to choose
-        return (yield from _settled(Plan(list(tools), grounding="none", lazy=decision == "model" and not required)))
+        return (yield from _settled(Plan(list(tools), grounding="none")))
     return (yield from DECISION_PLANS[decision](tools, conversation, meanings, required, offered_tools, channel))
 
 
