@@ -9,8 +9,10 @@ from typing import Literal
 
 from hypothesis import given, strategies as st
 
+import structgen as sg
 from structgen import Grammar
-from structgen.testing import accepts
+from structgen.testing import ScriptedBackend, accepts
+from structgen._tools.policy._policies import POLICY_RULES
 from structgen._tools.policy._copied import MAX_WORDS, copied_tools, named_tools, spans_pattern
 from structgen._tools._tool import as_tools
 
@@ -195,10 +197,22 @@ def test_named_values_apply_on_every_try_unless_switched_off() -> None:
     for setting in ("free", "copied", "free_then_copied"):
         for tried in argument_tries(setting, tools, said):  # type: ignore[arg-type]
             assert tried[0].parameters["properties"]["unit"]["enum"] == ["fahrenheit"]
-    assert argument_tries("free", tools, said, named=False) == [tools]
+    assert argument_tries("free", tools, said, listed_values="any") == [tools]
     # tool results are not the user's words
     said = [Message("user", "weather in Paris"), Message("tool", "celsius")]
     assert argument_tries("free", tools, said) == [tools]
+
+
+def test_the_listed_values_rule_reaches_the_call_grammar_and_the_model_policy_leaves_them_open() -> None:
+    call = '[{"name": "weather", "arguments": {"city": "Paris", "unit": "fahrenheit"}}]'
+    calls = f"{call[:-1]}, {call[1:]}"  # under "auto" a second call is offered; a repeat ends the turn
+    for policy, narrowed in ((sg.Policy("words", "free", "same-tool"), True),
+                             (sg.Policy("words", "free", "same-tool", listed_values="any"), False)):
+        backend = ScriptedBackend(calls)
+        turn = sg.LLM.from_backend(backend).call_tools("weather in Paris in fahrenheit", [weather], policy=policy)
+        assert [c.arguments.unit for c in turn.calls] == ["fahrenheit"]
+        assert ("celsius" not in backend.requests[0].gbnf) is narrowed
+    assert POLICY_RULES["model"].listed_values == "any" and POLICY_RULES["tool-trained"].listed_values == "named"
 
 
 def test_a_final_answer_is_not_narrowed() -> None:

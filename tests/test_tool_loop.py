@@ -67,6 +67,16 @@ def test_a_request_no_tool_is_about_needs_a_call_made_of_its_words() -> None:
     assert turn.calls == [] and turn.text == "42"
 
 
+def test_with_grounding_off_the_first_call_stands_and_later_calls_are_still_judged() -> None:
+    unsaid = sg.Policy("words", "free", "same-tool", grounding="off")
+    backend = ScriptedBackend(written("Atlantis"))
+    turn = sg.LLM.from_backend(backend).call_tools("Tell me about a city.", [lookup], policy=unsaid)
+    assert [c.arguments.city for c in turn.calls] == ["Atlantis"] and len(backend.requests) == 1
+    two = '[{"name": "lookup", "arguments": {"city": "Atlantis"}}, {"name": "lookup", "arguments": {"city": "Mu"}}]'
+    turn = sg.LLM.from_backend(ScriptedBackend(two)).call_tools("Tell me about a city.", [lookup], policy=unsaid)
+    assert [c.arguments.city for c in turn.calls] == ["Atlantis"]  # the offered call added nothing said
+
+
 def test_a_call_refused_as_unsaid_is_written_again_from_the_users_words() -> None:
     """``arguments="free_then_copied"``: the second call may only copy the request's words."""
     backend = ScriptedBackend(written("Atlantis"), written("Lima"))

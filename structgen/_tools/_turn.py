@@ -8,9 +8,9 @@ The steps of a turn, each a backend request whose usage is summed into the turn'
    one of the same turn ends the turn there, since small models otherwise loop. Under
    ``"auto"`` a judged turn is offered a second call, kept only if it adds something said.
 2. **Decide** (``tool_choice="auto"``): the turn's decision (``policy._gate``) says which tools
-   may be called, best first — none: the model answers in words without trying — and which
-   calls are kept (a later call of a tool only if it adds something said); the turn ends
-   before the first call that is not. With no call kept, and when the model cannot finish a
+   may be called, best first — none: the model answers in words without trying — and whether
+   calls are checked: the first as the policy's ``grounding`` rule says, a later one as its
+   ``offered_call`` rule says; the turn ends before the first call that is not kept. With no call kept, and when the model cannot finish a
    call within ``max_tokens``, the model answers in words.
 3. **Validate**: each call's arguments go through its tool's model; a validator the grammar
    cannot express fails the turn into a retry, with the errors fed back.
@@ -36,7 +36,7 @@ from ._tool import Tool
 from .._generate._attempts import Attempts, Sampling
 from .._generate._output import validation_errors
 from .policy._copied import argument_tries
-from .policy._decision import canonical, grounded
+from .policy._decision import GROUNDINGS, canonical, no_grounding
 from .policy._later_calls import LATER_CALLS
 from .policy._gate import Meanings, Plan, plan
 from .policy._policies import KEEPS_CALL_IN_REPLY, LISTS_EVERY_TOOL, POLICY_RULES, Policy
@@ -105,21 +105,21 @@ def run_turn(
         listed = settings.tools if LISTS_EVERY_TOOL[rules.listed_tools] and fmt.native else decided.tools
         messages, template_tools = fmt.render(conversation, listed)
         fully = decided.grounding == "every"
-
         later = LATER_CALLS[rules.offered_call]
+        # The model's own turn: its first call is kept as written, and the second call it is
+        # offered only as ``offered_call`` says.
+        grounds = no_grounding if decided.lazy else GROUNDINGS[rules.grounding]
 
         def kept(call: ToolCall, earlier: Sequence[ToolCall]) -> bool:
-            """A call after ``earlier`` of the same turn, as the ``offered_call`` rule says."""
+            """A turn's first call as the ``grounding`` rule says; a later one, as ``offered_call`` says."""
+            if not earlier:
+                return grounds([call], conversation, fully)
             return later.keeps(call, earlier, conversation, fully)
 
-        keep = None if decided.grounding == "none" else kept
-        if decided.lazy and settings.tool_choice == "auto":
-            # The model's own turn: its first call is kept as written, and the second call it is
-            # offered only as ``offered_call`` says.
-            keep = lambda call, earlier: not earlier or kept(call, earlier)
+        keep = kept if decided.grounding != "none" or decided.lazy else None
         tries = argument_tries(
             rules.arguments, decided.tools, conversation,
-            asks_action=decided.asks_action, named=rules.decision != "model",
+            asks_action=decided.asks_action, listed_values=rules.listed_values,
         )
         for grammar_tools in tries:
             try:
@@ -131,7 +131,7 @@ def run_turn(
             if turn is not None:
                 # ``keep`` judged each call as it streamed; judged again here for a backend that
                 # sends its text only at the end.
-                if keep is None or decided.lazy or grounded(turn.calls, conversation, fully=fully):
+                if keep is None or grounds(turn.calls, conversation, fully):
                     return replace(turn, usage=usage + turn.usage)
                 usage = usage + turn.usage
             yield None  # what was streamed of the call is void

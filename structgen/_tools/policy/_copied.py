@@ -6,8 +6,9 @@ fahrenheit", it writes ``unit="celsius"``. Where the latest user message names e
 parameter's listed values (:func:`named_tools`), that value is the only one the call's grammar
 allows there, and the parameter is written even when it is optional. The request must say it as
 whole words, and the value must belong to no other parameter of the tool: "convert 300 kelvin"
-names a value of both ``from_unit`` and ``to_unit``, so the model decides which. Every decision
-but ``"model"`` (where nothing the model writes is overruled) applies this on each try.
+names a value of both ``from_unit`` and ``to_unit``, so the model decides which. Every named
+policy but ``"model"`` (where nothing the model writes is overruled) applies this on each try:
+the ``listed_values`` rule (:data:`LISTED_VALUES`).
 
 A small model asked for ``get_stock_price(symbol)`` after "Where is IBM trading today?" tends to
 write the example of the tool's own text (``"AAPL"``), not the company the user named. Under
@@ -52,14 +53,31 @@ _VALUES = frozenset({"const", "enum", "default", "examples"})
 
 def argument_tries(
     setting: ArgumentsName, tools: Sequence[Tool], conversation: Sequence[Message], *,
-    asks_action: bool = False, named: bool = True,
+    asks_action: bool = False, listed_values: ListedValues = "named",
 ) -> list[list[Tool]]:
     """The tools whose call grammars a turn tries in order, the next one only when the calls
-    written under the one before were refused as not said (:data:`ARGUMENT_TRIES`). ``named``:
-    each try allows only the listed values the request names (:func:`named_tools`)."""
-    if named:
-        tools = named_tools(tools, said(conversation, tool_results=False))
-    return ARGUMENT_TRIES[setting](tools, conversation, asks_action)
+    written under the one before were refused as not said (:data:`ARGUMENT_TRIES`), each try
+    allowing the listed values ``listed_values`` says (:data:`LISTED_VALUES`)."""
+    return ARGUMENT_TRIES[setting](LISTED_VALUES[listed_values](tools, conversation), conversation, asks_action)
+
+
+def named_values(tools: Sequence[Tool], conversation: Sequence[Message]) -> list[Tool]:
+    """Where the latest user message names exactly one of a parameter's listed values, only
+    that one (:func:`named_tools`; tool results do not count)."""
+    return named_tools(tools, said(conversation, tool_results=False))
+
+
+def any_value(tools: Sequence[Tool], conversation: Sequence[Message]) -> list[Tool]:
+    """Every value the schema lists: the model picks."""
+    return list(tools)
+
+
+ListedValues = Literal["named", "any"]
+"""Which of a parameter's listed values a call may take (see ``Policy``)."""
+#: ``rule(tools, conversation)``: the tools with the listed values a call may take, one small
+#: function per ``listed_values`` value.
+ListedValuesRule = Callable[[Sequence[Tool], Sequence[Message]], list[Tool]]
+LISTED_VALUES: dict[ListedValues, ListedValuesRule] = {"named": named_values, "any": any_value}
 
 
 def free_tries(tools: Sequence[Tool], conversation: Sequence[Message], asks_action: bool) -> list[list[Tool]]:
@@ -249,6 +267,7 @@ def _limited(schema: Any, pattern: str) -> Any:
 
 
 __all__ = [
-    "ARGUMENTS", "ARGUMENT_TRIES", "ArgumentsRule", "DEFAULT_ARGUMENTS", "ArgumentsName", "argument_tries",
+    "ARGUMENTS", "ARGUMENT_TRIES", "ArgumentsRule", "DEFAULT_ARGUMENTS", "ArgumentsName", "LISTED_VALUES",
+    "ListedValues", "ListedValuesRule", "any_value", "argument_tries", "named_values",
     "auto_tries", "copied_tries", "free_then_copied_tries", "free_tries", "MAX_SOURCE_WORDS", "MAX_WORDS", "copied_tools", "named_tools", "spans_pattern",
 ]

@@ -11,14 +11,16 @@ shares words with, and whether a proposed call is grounded in what was said.
   the latest user message or the tool results after it (or the tool takes no arguments); a
   later call of a tool in the same turn also adds a said word no earlier call of that tool chose.
   *Fully* grounded: every value it chose appears there ("What is 12 plus 30?" for ``add(a, b)``).
+  Whether a turn's first call is checked so is the ``grounding`` rule (:data:`GROUNDINGS`); its
+  later calls are judged by the ``offered_call`` rule (``_later_calls``).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -94,6 +96,25 @@ def grounded(
         if not before or any(ok and _adds(value, heard, used) for value, ok in zip(values, found)):
             return True
     return False
+
+
+def said_grounding(calls: Sequence[ToolCall], conversation: Sequence[Message], fully: bool) -> bool:
+    """:func:`grounded`: some call chose a value that was said (every value, with ``fully``)."""
+    return grounded(calls, conversation, fully=fully)
+
+
+def no_grounding(calls: Sequence[ToolCall], conversation: Sequence[Message], fully: bool) -> bool:
+    """Every call is kept as written."""
+    return True
+
+
+GroundingName = Literal["said", "off"]
+"""Whether a turn's first call is kept only where it chose a value that was said (see ``Policy``)."""
+#: ``rule(calls, conversation, fully)``: whether a turn whose decision checks its calls keeps
+#: ``calls`` (its first, as it streams; all of them, once written), one small function per
+#: ``grounding`` value. A decision that checks none (a call required, the model's own) is not asked.
+GroundingRule = Callable[[Sequence[ToolCall], Sequence[Message], bool], bool]
+GROUNDINGS: dict[GroundingName, GroundingRule] = {"said": said_grounding, "off": no_grounding}
 
 
 def names_another_tool(call: ToolCall, earlier: Sequence[ToolCall], conversation: Sequence[Message]) -> bool:
@@ -205,4 +226,8 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(word_list(text))
 
 
-__all__ = ["STOP_WORDS", "canonical", "chosen_values", "grounded", "names_another_tool", "relevant_tools", "said", "shared_words", "tool_text", "word_list"]
+__all__ = [
+    "GROUNDINGS", "GroundingName", "GroundingRule", "STOP_WORDS", "canonical", "chosen_values", "grounded",
+    "names_another_tool", "no_grounding", "relevant_tools", "said", "said_grounding", "shared_words", "tool_text",
+    "word_list",
+]

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from ._copied import ARGUMENT_TRIES, DEFAULT_ARGUMENTS, ArgumentsName
+from ._copied import ARGUMENT_TRIES, DEFAULT_ARGUMENTS, LISTED_VALUES, ArgumentsName, ListedValues
+from ._decision import GROUNDINGS, GroundingName
 from ._gate import (
     CHANNEL_WEIGHED, DECISION_PLANS, DECISIONS, DEFAULT_DECISION, OFFERED, ChannelScoring, DecisionName, OfferedTools,
 )
@@ -38,12 +39,16 @@ RULES: dict[str, Mapping[Any, object]] = {
     "call_in_reply": KEEPS_CALL_IN_REPLY,  # what a call written in a reply in words becomes
     "channel": CHANNEL_WEIGHED,  # _gate: which tools the channel score is weighed for
     "listed_tools": LISTS_EVERY_TOOL,  # which tools a call turn's prompt lists
+    "grounding": GROUNDINGS,  # _decision: whether a turn's first call must have chosen a said value
+    "listed_values": LISTED_VALUES,  # _copied: whether a listed value the request names is the only one
 }
 OFFERED_CALLS: tuple[OfferedCall, ...] = tuple(LATER_CALLS)
 OFFERED_TOOLS: tuple[OfferedTools, ...] = tuple(OFFERED)
 CALLS_IN_REPLY: tuple[CallInReply, ...] = tuple(KEEPS_CALL_IN_REPLY)
 CHANNEL_SCORINGS: tuple[ChannelScoring, ...] = tuple(CHANNEL_WEIGHED)
 LISTED_TOOLS: tuple[ListedTools, ...] = tuple(LISTS_EVERY_TOOL)
+GROUNDING_NAMES: tuple[GroundingName, ...] = tuple(GROUNDINGS)
+LISTED_VALUE_RULES: tuple[ListedValues, ...] = tuple(LISTED_VALUES)
 
 
 @dataclass(frozen=True)
@@ -75,7 +80,14 @@ class Policy:
     - ``listed_tools``: which tools a call turn's prompt lists where the chat template renders
       tools: ``"offered"``, those the decision lets the turn call; ``"all"``, every tool of the
       turn, as the reply in words lists them (the grammar still calls only the offered ones), so
-      that turns with the same tools share one prompt prefix, evaluated once."""
+      that turns with the same tools share one prompt prefix, evaluated once.
+    - ``grounding``: whether a turn whose decision checks its calls keeps its first call only
+      where a value it chose was said (``"said"``: every value, where the decision asks that) or
+      as written (``"off"``); later calls are judged by ``offered_call`` either way. A decision
+      that checks nothing (a call required, the model's own) is not changed by it.
+    - ``listed_values``: where the request names exactly one of a parameter's listed values,
+      whether that value is the only one the call's grammar allows (``"named"``) or the model
+      picks among them all (``"any"``, the ``"model"`` policy's: nothing it writes is overruled)."""
 
     decision: DecisionName
     arguments: ArgumentsName
@@ -84,6 +96,8 @@ class Policy:
     call_in_reply: CallInReply = "text"
     channel: ChannelScoring = "every"
     listed_tools: ListedTools = "offered"
+    grounding: GroundingName = "said"
+    listed_values: ListedValues = "named"
 
     def __post_init__(self) -> None:
         for name, values in RULES.items():
@@ -108,7 +122,7 @@ POLICIES: tuple[PolicyName, ...] = ("auto", "model", "tool-trained", "small-mode
 #: costs them no decision and most scoring passes: the channel score weighed only for tools whose
 #: fit it could change.
 POLICY_RULES: dict[ResolvedPolicy, Policy] = {
-    "model": Policy(decision="model", arguments="free", offered_call="new-word"),
+    "model": Policy(decision="model", arguments="free", offered_call="new-word", listed_values="any"),
     "tool-trained": Policy(
         decision=DEFAULT_DECISION, arguments="free", offered_call="new-word-or-tool", offered_tools="fitting",
         channel="undecided"),
@@ -149,7 +163,8 @@ def policy_rules(
 
 __all__ = [
     "AUTO_POLICY", "CALLS_IN_REPLY", "CHANNEL_SCORINGS", "CallInReply", "ChannelScoring", "DECISIONS",
-    "DEFAULT_DECISION", "DecisionName", "KEEPS_CALL_IN_REPLY", "LISTED_TOOLS", "LISTS_EVERY_TOOL", "ListedTools",
+    "DEFAULT_DECISION", "DecisionName", "GROUNDING_NAMES", "GroundingName", "KEEPS_CALL_IN_REPLY", "LISTED_VALUE_RULES",
+    "ListedValues", "LISTED_TOOLS", "LISTS_EVERY_TOOL", "ListedTools",
     "OFFERED_CALLS", "OFFERED_TOOLS", "OfferedCall", "OfferedTools", "POLICIES", "POLICY_RULES", "Policy",
     "PolicyName", "RULES", "ResolvedPolicy", "policy_rules", "resolve_policy",
 ]
