@@ -77,6 +77,19 @@ def test_with_grounding_off_the_first_call_stands_and_later_calls_are_still_judg
     assert [c.arguments.city for c in turn.calls] == ["Atlantis"]  # the offered call added nothing said
 
 
+def test_the_alternatives_rule_says_whether_tool_names_are_scored_whole() -> None:
+    def forecast(city: str) -> str:
+        """The weather forecast for a city."""
+        return "sunny"
+
+    for alternatives, scored in (("whole", True), ("tokens", False)):
+        policy = sg.Policy("words", "free", "same-tool", alternatives=alternatives)  # type: ignore[arg-type]
+        backend = ScriptedBackend(call("Oslo"))
+        turn = sg.LLM.from_backend(backend).call_tools("Oslo?", [lookup, forecast], tool_choice="required", policy=policy)
+        assert [c.arguments.city for c in turn.calls] == ["Oslo"]
+        assert (backend.requests[0].choices is not None) is scored
+
+
 def test_a_call_refused_as_unsaid_is_written_again_from_the_users_words() -> None:
     """``arguments="free_then_copied"``: the second call may only copy the request's words."""
     backend = ScriptedBackend(written("Atlantis"), written("Lima"))

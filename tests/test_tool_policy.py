@@ -195,7 +195,7 @@ def test_the_offered_tools_rule_lets_every_fitting_tool_be_called() -> None:
 @pytest.mark.parametrize("fields", [
     {"decision": "gate"}, {"arguments": "said"}, {"offered_call": "any"}, {"offered_tools": "all"},
     {"call_in_reply": "read"}, {"channel": "some"}, {"listed_tools": "every"}, {"grounding": "none"},
-    {"listed_values": "all"},
+    {"listed_values": "all"}, {"alternatives": "first"},
 ])
 def test_a_policy_with_an_unknown_rule_value_names_the_rule(fields: dict[str, str]) -> None:
     from structgen._tools.policy._policies import Policy

@@ -421,7 +421,7 @@ def cases(per_category: int | None = None, categories: Iterable[str] = CATEGORIE
 def chosen_options(setting: str | None) -> dict[str, Any]:
     """call_tools' options for ``--decision``: a named policy (``POLICIES``),
     "NAME" or "NAME/ARGUMENTS" (its decision= and arguments=), or
-    "DECISION/ARGUMENTS/OFFERED_CALL[/OFFERED_TOOLS]" (a ``Policy`` of those rules); a
+    "DECISION/ARGUMENTS/OFFERED_CALL[/...]" (a ``Policy`` of its rules, in its fields' order); a
     ``+thinkN`` suffix adds ``reasoning=N`` (a reasoning section of N tokens before the turn)."""
     from structgen import Policy
     from structgen._tools.policy._policies import POLICIES
@@ -846,7 +846,8 @@ def main() -> None:
                         help="llama.cpp threads for batches, every runner (default: --threads if given, else all CPUs)")
     parser.add_argument("--decision", default=None,
                         help="structgen's policy (auto, model, small-model: call_tools(policy=NAME)), or a decision "
-                             "passed as call_tools(decision=NAME); NAME/ARGUMENTS also passes arguments=ARGUMENTS "
+                             "passed as call_tools(decision=NAME); NAME/ARGUMENTS also passes arguments=ARGUMENTS; "
+                             "three or more values are a Policy of its rules in its fields' order "
                              "(default: none passed)")
     parser.add_argument("--json", type=Path, default=None, help="write the run and every per-case result here (default: bench/results/latest/bfcl.json)")
     parser.add_argument("--show", action="store_true", help="print each case's outcome (stderr)")

@@ -10,8 +10,9 @@ The steps of a turn, each a backend request whose usage is summed into the turn'
 2. **Decide** (``tool_choice="auto"``): the turn's decision (``policy._gate``) says which tools
    may be called, best first — none: the model answers in words without trying — and whether
    calls are checked: the first as the policy's ``grounding`` rule says, a later one as its
-   ``offered_call`` rule says; the turn ends before the first call that is not kept. With no call kept, and when the model cannot finish a
-   call within ``max_tokens``, the model answers in words.
+   ``offered_call`` rule says; the turn ends before the first call that is not kept. With no
+   call kept, and when the model cannot finish a call within ``max_tokens``, the model
+   answers in words.
 3. **Validate**: each call's arguments go through its tool's model; a validator the grammar
    cannot express fails the turn into a retry, with the errors fed back.
 """
@@ -39,7 +40,9 @@ from .policy._copied import argument_tries
 from .policy._decision import GROUNDINGS, canonical, no_grounding
 from .policy._later_calls import LATER_CALLS
 from .policy._gate import Meanings, Plan, plan
-from .policy._policies import KEEPS_CALL_IN_REPLY, LISTS_EVERY_TOOL, POLICY_RULES, Policy
+from .policy._policies import (
+    KEEPS_CALL_IN_REPLY, LISTS_EVERY_TOOL, POLICY_RULES, SCORES_WHOLE_ALTERNATIVES, Policy,
+)
 from ._formats import JSON_FORMAT, ToolFormat
 from .._generate._steps import PULL, SHUT, Open, Steps, complete
 from .._generate._warnings import warn_looped
@@ -186,7 +189,8 @@ def _call_turn(
             yield None
         request = CompletionRequest(
             messages=tuple(attempts.conversation), gbnf=grammar.gbnf, root=grammar.root,
-            max_tokens=budget, sampling=settings.sampling.settings, choices=choices,
+            max_tokens=budget, sampling=settings.sampling.settings,
+            choices=choices if SCORES_WHOLE_ALTERNATIVES[settings.policy.alternatives] else None,
             tools=template_tools, members=None if fmt.native or triggers else MemberRules(),
             triggers=triggers, reasoning=settings.reasoning,
         )

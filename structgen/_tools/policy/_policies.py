@@ -29,6 +29,11 @@ ListedTools = Literal["offered", "all"]
 #: ``listed_tools``: whether a call turn's prompt lists every tool of the turn, not only those offered.
 LISTS_EVERY_TOOL: dict[ListedTools, bool] = {"offered": False, "all": True}
 
+Alternatives = Literal["whole", "tokens"]
+"""How a call's tool name, and a value among a few listed ones, is chosen (see :class:`Policy`)."""
+#: ``alternatives``: whether a call turn scores each whole spelling where the schema leaves a few.
+SCORES_WHOLE_ALTERNATIVES: dict[Alternatives, bool] = {"whole": True, "tokens": False}
+
 #: Every rule of a :class:`Policy`, with the values it takes: each value's function (or setting)
 #: is what a turn applies, so a rule reads, switches and is measured alone.
 RULES: dict[str, Mapping[Any, object]] = {
@@ -41,6 +46,7 @@ RULES: dict[str, Mapping[Any, object]] = {
     "listed_tools": LISTS_EVERY_TOOL,  # which tools a call turn's prompt lists
     "grounding": GROUNDINGS,  # _decision: whether a turn's first call must have chosen a said value
     "listed_values": LISTED_VALUES,  # _copied: whether a listed value the request names is the only one
+    "alternatives": SCORES_WHOLE_ALTERNATIVES,  # how a tool's name and a listed value are chosen
 }
 OFFERED_CALLS: tuple[OfferedCall, ...] = tuple(LATER_CALLS)
 OFFERED_TOOLS: tuple[OfferedTools, ...] = tuple(OFFERED)
@@ -49,6 +55,7 @@ CHANNEL_SCORINGS: tuple[ChannelScoring, ...] = tuple(CHANNEL_WEIGHED)
 LISTED_TOOLS: tuple[ListedTools, ...] = tuple(LISTS_EVERY_TOOL)
 GROUNDING_NAMES: tuple[GroundingName, ...] = tuple(GROUNDINGS)
 LISTED_VALUE_RULES: tuple[ListedValues, ...] = tuple(LISTED_VALUES)
+ALTERNATIVES: tuple[Alternatives, ...] = tuple(SCORES_WHOLE_ALTERNATIVES)
 
 
 @dataclass(frozen=True)
@@ -87,7 +94,11 @@ class Policy:
       that checks nothing (a call required, the model's own) is not changed by it.
     - ``listed_values``: where the request names exactly one of a parameter's listed values,
       whether that value is the only one the call's grammar allows (``"named"``) or the model
-      picks among them all (``"any"``, the ``"model"`` policy's: nothing it writes is overruled)."""
+      picks among them all (``"any"``, the ``"model"`` policy's: nothing it writes is overruled).
+    - ``alternatives``: how a call's tool name, and a value where the schema leaves a few
+      spellings, is chosen: ``"whole"``, every spelling scored by its whole likelihood (a small
+      model picks by the first token, which goes wrong when names differ late), or
+      ``"tokens"``, the model's own tokens under the grammar (no scoring batch per spelling)."""
 
     decision: DecisionName
     arguments: ArgumentsName
@@ -98,6 +109,7 @@ class Policy:
     listed_tools: ListedTools = "offered"
     grounding: GroundingName = "said"
     listed_values: ListedValues = "named"
+    alternatives: Alternatives = "whole"
 
     def __post_init__(self) -> None:
         for name, values in RULES.items():
@@ -162,7 +174,7 @@ def policy_rules(
 
 
 __all__ = [
-    "AUTO_POLICY", "CALLS_IN_REPLY", "CHANNEL_SCORINGS", "CallInReply", "ChannelScoring", "DECISIONS",
+    "ALTERNATIVES", "AUTO_POLICY", "Alternatives", "SCORES_WHOLE_ALTERNATIVES", "CALLS_IN_REPLY", "CHANNEL_SCORINGS", "CallInReply", "ChannelScoring", "DECISIONS",
     "DEFAULT_DECISION", "DecisionName", "GROUNDING_NAMES", "GroundingName", "KEEPS_CALL_IN_REPLY", "LISTED_VALUE_RULES",
     "ListedValues", "LISTED_TOOLS", "LISTS_EVERY_TOOL", "ListedTools",
     "OFFERED_CALLS", "OFFERED_TOOLS", "OfferedCall", "OfferedTools", "POLICIES", "POLICY_RULES", "Policy",
