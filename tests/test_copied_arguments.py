@@ -212,7 +212,7 @@ def test_the_listed_values_rule_reaches_the_call_grammar_and_the_model_policy_le
         turn = sg.LLM.from_backend(backend).call_tools("weather in Paris in fahrenheit", [weather], policy=policy)
         assert [c.arguments.unit for c in turn.calls] == ["fahrenheit"]
         assert ("celsius" not in backend.requests[0].gbnf) is narrowed
-    assert POLICY_RULES["model"].listed_values == "any" and POLICY_RULES["tool-trained"].listed_values == "named"
+    assert POLICY_RULES["model"].listed_values == "any" and POLICY_RULES["small-model"].listed_values == "named"
 
 
 def test_a_final_answer_is_not_narrowed() -> None:

@@ -174,7 +174,8 @@ def test_a_policy_is_one_value_per_rule_and_the_old_keywords_replace_its_own() -
     small = POLICY_RULES["small-model"]
     assert policy_rules("auto", native=False) == small
     assert policy_rules("auto", native=True) == POLICY_RULES["tool-trained"]
-    assert POLICY_RULES["tool-trained"] == Policy("action", "free", "new-word-or-tool", "fitting", channel="undecided")
+    assert POLICY_RULES["tool-trained"] == Policy(
+        "action", "free", "new-word-or-tool", "fitting", channel="undecided", listed_values="any", alternatives="tokens")
     assert policy_rules("model", native=False) == POLICY_RULES["model"]
     assert policy_rules("small-model", native=True, arguments="copied") == Policy("action", "copied", "same-tool")
     # decision= brings the rules of the policy that decides so, then arguments= replaces its own
