@@ -323,9 +323,9 @@ class LLM:
         ``enum``, ``const``, ``pattern`` or ``format`` — may only be a run of the words of the
         latest user message and the tool results after it) or "free_then_copied" (a call
         refused because none of its values was said is written again as under "copied").
-        Under every named policy but "model" (the policy's ``listed_values`` rule), a listed
-        value the latest user message names (one of an ``enum``'s, said as whole words) is the
-        only one the call may carry there (docs/tools.md, "Listed values the request names").
+        Under the "small-model" policy (its ``listed_values`` rule), a listed value the latest
+        user message names (one of an ``enum``'s, said as whole words) is the only one the call
+        may carry there (docs/tools.md, "Listed values the request names").
         With ``parallel`` the model decides how many calls to make, at most ``max_calls``;
         under ``tool_choice="auto"`` it is offered a second call, kept as the policy's
         ``offered_call`` rule says: "same-tool" (another call of a tool it called, with

@@ -6,9 +6,9 @@ fahrenheit", it writes ``unit="celsius"``. Where the latest user message names e
 parameter's listed values (:func:`named_tools`), that value is the only one the call's grammar
 allows there, and the parameter is written even when it is optional. The request must say it as
 whole words, and the value must belong to no other parameter of the tool: "convert 300 kelvin"
-names a value of both ``from_unit`` and ``to_unit``, so the model decides which. Every named
-policy but ``"model"`` (where nothing the model writes is overruled) applies this on each try:
-the ``listed_values`` rule (:data:`LISTED_VALUES`).
+names a value of both ``from_unit`` and ``to_unit``, so the model decides which. The
+``"small-model"`` policy applies this on each try: the ``listed_values`` rule
+(:data:`LISTED_VALUES`); models that judge for themselves pick as well without it.
 
 A small model asked for ``get_stock_price(symbol)`` after "Where is IBM trading today?" tends to
 write the example of the tool's own text (``"AAPL"``), not the company the user named. Under

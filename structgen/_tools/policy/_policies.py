@@ -94,7 +94,7 @@ class Policy:
       that checks nothing (a call required, the model's own) is not changed by it.
     - ``listed_values``: where the request names exactly one of a parameter's listed values,
       whether that value is the only one the call's grammar allows (``"named"``) or the model
-      picks among them all (``"any"``, the ``"model"`` policy's: nothing it writes is overruled).
+      picks among them all (``"any"``: the ``"model"`` and ``"tool-trained"`` policies').
     - ``alternatives``: how a call's tool name, and a value where the schema leaves a few
       spellings, is chosen: ``"whole"``, every spelling scored by its whole likelihood (a small
       model picks by the first token, which goes wrong when names differ late), or
