@@ -48,14 +48,6 @@ RULES: dict[str, Mapping[Any, object]] = {
     "listed_values": LISTED_VALUES,  # _copied: whether a listed value the request names is the only one
     "alternatives": SCORES_WHOLE_ALTERNATIVES,  # how a tool's name and a listed value are chosen
 }
-OFFERED_CALLS: tuple[OfferedCall, ...] = tuple(LATER_CALLS)
-OFFERED_TOOLS: tuple[OfferedTools, ...] = tuple(OFFERED)
-CALLS_IN_REPLY: tuple[CallInReply, ...] = tuple(KEEPS_CALL_IN_REPLY)
-CHANNEL_SCORINGS: tuple[ChannelScoring, ...] = tuple(CHANNEL_WEIGHED)
-LISTED_TOOLS: tuple[ListedTools, ...] = tuple(LISTS_EVERY_TOOL)
-GROUNDING_NAMES: tuple[GroundingName, ...] = tuple(GROUNDINGS)
-LISTED_VALUE_RULES: tuple[ListedValues, ...] = tuple(LISTED_VALUES)
-ALTERNATIVES: tuple[Alternatives, ...] = tuple(SCORES_WHOLE_ALTERNATIVES)
 
 
 @dataclass(frozen=True)
@@ -177,9 +169,8 @@ def policy_rules(
 
 
 __all__ = [
-    "ALTERNATIVES", "AUTO_POLICY", "Alternatives", "SCORES_WHOLE_ALTERNATIVES", "CALLS_IN_REPLY", "CHANNEL_SCORINGS", "CallInReply", "ChannelScoring", "DECISIONS",
-    "DEFAULT_DECISION", "DecisionName", "GROUNDING_NAMES", "GroundingName", "KEEPS_CALL_IN_REPLY", "LISTED_VALUE_RULES",
-    "ListedValues", "LISTED_TOOLS", "LISTS_EVERY_TOOL", "ListedTools",
-    "OFFERED_CALLS", "OFFERED_TOOLS", "OfferedCall", "OfferedTools", "POLICIES", "POLICY_RULES", "Policy",
-    "PolicyName", "RULES", "ResolvedPolicy", "policy_rules", "resolve_policy",
+    "AUTO_POLICY", "Alternatives", "CallInReply", "ChannelScoring", "DECISIONS", "DEFAULT_DECISION", "DecisionName",
+    "GroundingName", "KEEPS_CALL_IN_REPLY", "LISTS_EVERY_TOOL", "ListedTools", "ListedValues", "OfferedCall",
+    "OfferedTools", "POLICIES", "POLICY_RULES", "Policy", "PolicyName", "RULES", "ResolvedPolicy",
+    "SCORES_WHOLE_ALTERNATIVES", "policy_rules", "resolve_policy",
 ]
