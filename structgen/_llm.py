@@ -51,8 +51,8 @@ class LLM:
     One LLM may be shared by threads and asyncio tasks. In-process, generations take turns;
     with ``sequences=N`` up to N run at once, their decoding steps evaluated together in one
     ``llama_decode`` (more throughput for concurrent calls; N times the KV-cache memory).
-    CPU threads default as in llama-cpp-python (half the CPUs per token, all of them for
-    batches); ``n_threads=N`` sets both, ``n_threads_batch=N`` batches alone.
+    CPU threads default as in llama.cpp's own tools (one per physical core per token, every
+    usable CPU for batches); ``n_threads=N`` sets both, ``n_threads_batch=N`` batches alone.
     ``prompt_cache_bytes`` bounds the host memory that keeps earlier prompts' KV states, so a
     prefix seen before is not evaluated again (None: 256 MiB; 0: only the previous call's).
     ``grammar_step_seconds`` bounds the CPU time of one step of llama.cpp's grammar sampler: a

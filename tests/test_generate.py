@@ -256,12 +256,12 @@ def test_retry_succeeds(llm: sg.LLM) -> None:
     assert result.usage.attempts == 2 and result.value.number == _counted_calls[-1]
 
 
-def test_threads_default_like_llama_cpp_python(llm: sg.LLM) -> None:
-    import os
+def test_threads_default_one_per_core(llm: sg.LLM) -> None:
+    from structgen._backends.llamacpp._threads import default_threads
 
-    cpus = os.cpu_count() or 2
+    threads = default_threads()
     llama = llm.backend.llama  # type: ignore[attr-defined]
-    assert (llama.n_threads, llama.n_threads_batch) == (max(1, cpus // 2), cpus)
+    assert (llama.n_threads, llama.n_threads_batch) == (threads.token, threads.batch)
     pinned = sg.LLM(n_ctx=256, n_threads=1)
     try:  # a given thread count holds for batches too
         assert (pinned.backend.llama.n_threads, pinned.backend.llama.n_threads_batch) == (1, 1)  # type: ignore[attr-defined]

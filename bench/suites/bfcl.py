@@ -9,8 +9,9 @@ results are reported on ``test`` (``--split``, default ``test``).
 **Runners.** Every runner sees the same messages and the same tools (BFCL's function specs
 converted to JSON Schema by :func:`bfcl_tool`), on the same model, greedy, with
 ``tool_choice="auto"``, the same token budget (``--max-tokens``), the same context
-(``--n-ctx``), the same threads (``--threads``, ``--threads-batch``; by default those structgen
-and llama-cpp-python share: half the CPUs for single tokens, all for batches) and the same bound
+(``--n-ctx``), the same threads (``--threads``, ``--threads-batch``; by default structgen's,
+which are llama-server's own: one per physical core for single tokens, every usable CPU for
+batches) and the same bound
 per case (``--timeout``):
 
 ``structgen``
@@ -82,6 +83,8 @@ from bench import harness  # noqa: E402
 from bench.harness import ROOT, model_path  # noqa: E402
 from tests.support.bfcl import bfcl_tool  # noqa: E402
 from tests.support.corpora import BFCL  # noqa: E402
+from structgen._backends.llamacpp._threads import default_threads  # noqa: E402
+
 CATEGORIES = (
     "simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance",
     "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance",
@@ -841,9 +844,9 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=256, help="the token budget of each case, every runner")
     parser.add_argument("--n-ctx", type=int, default=4096, help="the context of every runner")
     parser.add_argument("--threads", type=int, default=None,
-                        help="llama.cpp threads for single tokens, every runner (default: half the CPUs)")
+                        help="llama.cpp threads for single tokens, every runner (default: one per physical core)")
     parser.add_argument("--threads-batch", type=int, default=None,
-                        help="llama.cpp threads for batches, every runner (default: --threads if given, else all CPUs)")
+                        help="llama.cpp threads for batches, every runner (default: --threads if given, else every usable CPU)")
     parser.add_argument("--decision", default=None,
                         help="structgen's policy (auto, model, small-model: call_tools(policy=NAME)), or a decision "
                              "passed as call_tools(decision=NAME); NAME/ARGUMENTS also passes arguments=ARGUMENTS; "
@@ -863,9 +866,10 @@ def main() -> None:
     if args.timeout <= 0 or args.max_tokens <= 0 or args.n_ctx <= 0:
         parser.error("--timeout, --max-tokens and --n-ctx must be positive")
     command = shlex.join(sys.argv)
-    cpus = os.cpu_count() or 2  # the defaults structgen and llama-cpp-python share, given to all
-    threads = args.threads or max(1, cpus // 2)
-    bounds = Bounds(args.timeout, args.max_tokens, args.n_ctx, threads, args.threads_batch or args.threads or cpus)
+    default = default_threads()  # structgen's, given to every runner
+    threads = args.threads or default.token
+    bounds = Bounds(args.timeout, args.max_tokens, args.n_ctx, threads,
+                    args.threads_batch or args.threads or default.batch)
     sizes = split_sizes()
     chosen = cases(args.per_category, categories, args.split, args.skip)
     path = model_path(args.model)

@@ -34,6 +34,7 @@ from ._runner import ContextFullError, ModelRunner
 from ._slots import Slots
 from ._sampling import TokenPicker, log_softmax
 from ._template import ChatTemplate
+from ._threads import default_threads
 from .._seam import (
     Completion,
     CompletionRequest,
@@ -160,21 +161,22 @@ class LlamaCppBackend:
     ) -> LlamaCppBackend:
         """Load a GGUF file (the default model when None) into a new ``llama_cpp.Llama``.
 
-        Threads as llama-cpp-python sets them: single tokens on half the CPUs, batches (the
-        prompt, forced text, guesses) on all of them. A given ``n_threads`` applies to batches
-        too unless ``n_threads_batch`` says otherwise. llama.cpp's threads spin at every
-        barrier, so on a machine busy with other work, fewer batch threads are faster (see
-        docs/benchmarks.md, "Generation speed").
+        Threads as llama.cpp's own tools set them: single tokens on one thread per physical
+        core, batches (the prompt, forced text, guesses) on every usable CPU
+        (:func:`~._threads.default_threads`). A given ``n_threads`` applies to batches too
+        unless ``n_threads_batch`` says otherwise. llama.cpp's threads spin at every barrier,
+        so on a machine busy with other work, fewer threads are faster (see docs/benchmarks.md,
+        "Generation speed").
         """
         path = default_model_path() if model_path is None else check_model_file(model_path)
         _checked_lookahead(lookahead)  # before the slow load, not after
         _checked_cache_bytes(prompt_cache_bytes)
         _checked_sequences(sequences)
         _checked_step_seconds(grammar_step_seconds)
-        cpus = os.cpu_count() or 2
-        llama_options.setdefault("n_threads_batch", n_threads or cpus)
+        threads = default_threads()
+        llama_options.setdefault("n_threads_batch", n_threads or threads.batch)
         if n_threads is None:
-            n_threads = max(1, cpus // 2)
+            n_threads = threads.token
         silence_llama_logs()
         import llama_cpp
 

@@ -1,0 +1,88 @@
+"""How many CPU threads llama.cpp gets by default: one per physical core for single tokens, one
+per usable CPU for batches.
+
+A single token's evaluation is arithmetic on every core at once; two hardware threads of one
+core share its arithmetic units, so a second thread per core adds nothing there but contention.
+llama.cpp's own tools count physical cores for this (on Intel's hybrid parts, only the
+performance cores: an efficiency core holds every barrier up); llama-cpp-python assumes two
+threads per core (half the CPUs), which leaves half the cores idle where a core runs one thread
+(VMs whose vCPUs are cores, AMD and Intel parts without SMT).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Where Linux describes each CPU's place: its core and package.
+SYSFS_CPUS = Path("/sys/devices/system/cpu")
+
+
+@dataclass(frozen=True)
+class Threads:
+    """llama.cpp's threads: ``token`` for single tokens, ``batch`` for batches (the prompt,
+    forced text, guesses)."""
+
+    token: int
+    batch: int
+
+
+def usable_cpus() -> list[int]:
+    """The CPUs this process may run on (its affinity, where the platform tells)."""
+    if hasattr(os, "sched_getaffinity"):
+        return sorted(os.sched_getaffinity(0))
+    return list(range(os.cpu_count() or 1))
+
+
+def cpu_list(text: str) -> set[int]:
+    """The CPUs of a Linux CPU list ("0-5,8,10-11")."""
+    cpus: set[int] = set()
+    for part in text.strip().split(","):
+        if part:
+            first, _, last = part.partition("-")
+            cpus.update(range(int(first), int(last or first) + 1))
+    return cpus
+
+
+def performance_cpus(sysfs: Path = SYSFS_CPUS) -> set[int] | None:
+    """On a hybrid Intel part, the CPUs of its performance cores (Linux lists them under the
+    ``cpu_core`` device, the efficiency cores under ``cpu_atom``); None on any other part."""
+    devices = sysfs.parent.parent
+    try:
+        if not (devices / "cpu_atom").is_dir():
+            return None
+        return cpu_list((devices / "cpu_core" / "cpus").read_text()) or None
+    except (OSError, ValueError):
+        return None
+
+
+def physical_cores(cpus: Iterable[int], sysfs: Path = SYSFS_CPUS) -> int | None:
+    """How many distinct cores ``cpus`` belong to (on a hybrid part, performance cores only),
+    from Linux's topology files; None where they cannot be read."""
+    chosen = list(cpus)
+    fast = performance_cpus(sysfs)
+    if fast is not None and fast & set(chosen):
+        chosen = [cpu for cpu in chosen if cpu in fast]
+    cores = set()
+    for cpu in chosen:
+        topology = sysfs / f"cpu{cpu}" / "topology"
+        try:
+            package = (topology / "physical_package_id").read_text().strip()
+            core = (topology / "core_id").read_text().strip()
+        except OSError:
+            return None
+        cores.add((package, core))
+    return len(cores) or None
+
+
+def default_threads(sysfs: Path = SYSFS_CPUS) -> Threads:
+    """One thread per physical core this process may use for single tokens (half its CPUs where
+    the topology is unknown, as llama-cpp-python assumes), one per usable CPU for batches."""
+    cpus = usable_cpus()
+    cores = physical_cores(cpus, sysfs)
+    return Threads(token=cores if cores is not None else max(1, len(cpus) // 2), batch=max(1, len(cpus)))
+
+
+__all__ = ["Threads", "cpu_list", "default_threads", "performance_cpus", "physical_cores", "usable_cpus"]
