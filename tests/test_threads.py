@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from structgen._backends.llamacpp import _threads
-from structgen._backends.llamacpp._threads import Threads, cpu_list, default_threads, physical_cores
+from structgen._backends.llamacpp._threads import Threads, cpu_list, cpu_quota, default_threads, physical_cores
 
 
 def _sysfs(root: Path, places: dict[int, tuple[int, int]]) -> Path:
@@ -37,18 +37,18 @@ def test_unreadable_topology_falls_back_to_half_the_cpus(tmp_path: Path, monkeyp
     monkeypatch.setattr(_threads, "usable_cpus", lambda: [0, 1, 2, 3])
     nowhere = tmp_path / "devices" / "system" / "cpu"
     assert physical_cores([0, 1], nowhere) is None
-    assert default_threads(nowhere) == Threads(token=2, batch=4)
+    assert default_threads(nowhere, tmp_path / "cgroup") == Threads(token=2, batch=4)
 
 
 def test_one_thread_per_core_where_a_core_runs_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_threads, "usable_cpus", lambda: [0, 1])
-    assert default_threads(_sysfs(tmp_path, {0: (0, 0), 1: (0, 1)})) == Threads(token=2, batch=2)
+    assert default_threads(_sysfs(tmp_path, {0: (0, 0), 1: (0, 1)}), tmp_path / "cgroup") == Threads(token=2, batch=2)
 
 
 def test_this_machine() -> None:
     threads = default_threads()
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    assert threads.batch == cpus
+    assert threads.batch == min(cpus, cpu_quota() or cpus)
     assert 1 <= threads.token <= threads.batch
 
 
@@ -67,3 +67,32 @@ def test_a_hybrid_part_counts_its_performance_cores(tmp_path: Path) -> None:
     (tmp_path / "devices" / "cpu_atom" / "cpus").write_text("4-7\n")
     assert physical_cores(range(8), sysfs) == 2
     assert physical_cores([4, 5], sysfs) == 2  # a process held to efficiency cores counts those
+
+
+def _cgroup(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def test_cpu_quota_v2(tmp_path: Path) -> None:
+    assert cpu_quota(_cgroup(tmp_path / "a", {"cpu.max": "250000 100000\n"})) == 3  # 2.5 CPUs, rounded up
+    assert cpu_quota(_cgroup(tmp_path / "b", {"cpu.max": "max 100000\n"})) is None
+    assert cpu_quota(_cgroup(tmp_path / "c", {"cpu.max": "50000 100000\n"})) == 1
+
+
+def test_cpu_quota_v1(tmp_path: Path) -> None:
+    limited = {"cpu/cpu.cfs_quota_us": "200000\n", "cpu/cpu.cfs_period_us": "100000\n"}
+    assert cpu_quota(_cgroup(tmp_path / "a", limited)) == 2
+    unlimited = {"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}
+    assert cpu_quota(_cgroup(tmp_path / "b", unlimited)) is None
+    assert cpu_quota(tmp_path / "none") is None
+
+
+def test_a_container_quota_caps_both(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_threads, "usable_cpus", lambda: list(range(16)))
+    sysfs = _sysfs(tmp_path / "sys", {cpu: (0, cpu // 2) for cpu in range(16)})  # 8 cores, 2 threads each
+    cgroups = _cgroup(tmp_path / "cgroup", {"cpu.max": "200000 100000\n"})
+    assert default_threads(sysfs, tmp_path / "nocgroup") == Threads(token=8, batch=16)
+    assert default_threads(sysfs, cgroups) == Threads(token=2, batch=2)

@@ -6,7 +6,9 @@ core share its arithmetic units, so a second thread per core adds nothing there 
 llama.cpp's own tools count physical cores for this (on Intel's hybrid parts, only the
 performance cores: an efficiency core holds every barrier up); llama-cpp-python assumes two
 threads per core (half the CPUs), which leaves half the cores idle where a core runs one thread
-(VMs whose vCPUs are cores, AMD and Intel parts without SMT).
+(VMs whose vCPUs are cores, AMD and Intel parts without SMT). A container limited to fewer
+CPUs' worth of time than it sees gets no more threads than that: llama.cpp's threads spin at
+every barrier, so a thread the quota has paused holds up all the others.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from pathlib import Path
 
 #: Where Linux describes each CPU's place: its core and package.
 SYSFS_CPUS = Path("/sys/devices/system/cpu")
+#: Where Linux puts the process's control groups (a container sees its own at the root).
+CGROUPS = Path("/sys/fs/cgroup")
 
 
 @dataclass(frozen=True)
@@ -77,12 +81,35 @@ def physical_cores(cpus: Iterable[int], sysfs: Path = SYSFS_CPUS) -> int | None:
     return len(cores) or None
 
 
-def default_threads(sysfs: Path = SYSFS_CPUS) -> Threads:
+def cpu_quota(cgroups: Path = CGROUPS) -> int | None:
+    """How many CPUs' worth of time the control group allows (rounded up), from cgroup v2's
+    ``cpu.max`` or v1's ``cpu.cfs_quota_us``; None where there is no limit or no such file."""
+    try:
+        if (cgroups / "cpu.max").is_file():
+            quota, period = (cgroups / "cpu.max").read_text().split()[:2]
+            if quota == "max":
+                return None
+        else:
+            v1 = cgroups / "cpu"
+            quota = (v1 / "cpu.cfs_quota_us").read_text().strip()
+            period = (v1 / "cpu.cfs_period_us").read_text().strip()
+        share, length = int(quota), int(period)
+    except (OSError, ValueError):
+        return None
+    if share <= 0 or length <= 0:
+        return None
+    return max(1, -(-share // length))
+
+
+def default_threads(sysfs: Path = SYSFS_CPUS, cgroups: Path = CGROUPS) -> Threads:
     """One thread per physical core this process may use for single tokens (half its CPUs where
-    the topology is unknown, as llama-cpp-python assumes), one per usable CPU for batches."""
+    the topology is unknown, as llama-cpp-python assumes), one per usable CPU for batches; neither
+    above the control group's CPU quota."""
     cpus = usable_cpus()
     cores = physical_cores(cpus, sysfs)
-    return Threads(token=cores if cores is not None else max(1, len(cpus) // 2), batch=max(1, len(cpus)))
+    token = cores if cores is not None else max(1, len(cpus) // 2)
+    most = min(len(cpus), cpu_quota(cgroups) or len(cpus))
+    return Threads(token=max(1, min(token, most)), batch=max(1, most))
 
 
-__all__ = ["Threads", "cpu_list", "default_threads", "performance_cpus", "physical_cores", "usable_cpus"]
+__all__ = ["Threads", "cpu_list", "cpu_quota", "default_threads", "performance_cpus", "physical_cores", "usable_cpus"]
