@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from structgen._backends.llamacpp import _threads
-from structgen._backends.llamacpp._threads import Threads, cpu_list, cpu_quota, default_threads, physical_cores
+from structgen._backends.llamacpp._threads import (
+    Threads, chosen_threads, cpu_list, cpu_quota, default_threads, physical_cores,
+)
 
 
 def _sysfs(root: Path, places: dict[int, tuple[int, int]]) -> Path:
@@ -96,3 +98,11 @@ def test_a_container_quota_caps_both(tmp_path: Path, monkeypatch: pytest.MonkeyP
     cgroups = _cgroup(tmp_path / "cgroup", {"cpu.max": "200000 100000\n"})
     assert default_threads(sysfs, tmp_path / "nocgroup") == Threads(token=8, batch=16)
     assert default_threads(sysfs, cgroups) == Threads(token=2, batch=2)
+
+
+def test_given_threads_win_and_a_token_count_holds_for_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_threads, "default_threads", lambda: Threads(token=4, batch=8))
+    assert chosen_threads() == Threads(token=4, batch=8)
+    assert chosen_threads(token=1) == Threads(token=1, batch=1)
+    assert chosen_threads(batch=2) == Threads(token=4, batch=2)
+    assert chosen_threads(token=1, batch=2) == Threads(token=1, batch=2)

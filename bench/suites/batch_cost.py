@@ -39,7 +39,7 @@ from bench.harness import command, model_path, results_file, write_json  # noqa:
 
 from structgen._backends.llamacpp._prefixes import PrefixStore  # noqa: E402
 from structgen._backends.llamacpp._runner import ModelRunner  # noqa: E402
-from structgen._backends.llamacpp._threads import Threads, default_threads  # noqa: E402
+from structgen._backends.llamacpp._threads import Threads, chosen_threads  # noqa: E402
 
 #: An ordinary extraction prompt, repeated to the length asked for.
 PROMPT = ("Extract the ticket: the printer on floor three has been jammed since Monday, and Maria "
@@ -89,8 +89,7 @@ def main() -> None:
     names = args.models.split(",")
     if args.draft not in names:
         parser.error("--draft must be one of --models")
-    default = default_threads()
-    threads = Threads(args.threads or default.token, args.threads_batch or args.threads or default.batch)
+    threads = chosen_threads(args.threads, args.threads_batch)
     seconds = {name: batch_seconds(model_path(name), threads=threads, prompt_tokens=args.prompt,
                                    most=args.most, repeat=args.repeat) for name in names}
     draft_one = seconds[args.draft][1]
@@ -108,7 +107,8 @@ def main() -> None:
     write_json(out, {"what": "seconds of a k-token batch with every row's logits, after a prompt; the best cases "
                              "of a free guess (lookup) and of a draft model (draft) guessing k - 1 tokens",
                      "command": command("batch_cost"), "measured": time.strftime("%Y-%m-%d"),
-                     "threads": {"token": threads.token, "batch": threads.batch}, "prompt_tokens": args.prompt, "draft": args.draft, "rows": rows})
+                     "threads": {"token": threads.token, "batch": threads.batch}, "prompt_tokens": args.prompt,
+                     "draft": args.draft, "rows": rows})
     print(f"wrote {out}")
 
 

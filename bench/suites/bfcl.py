@@ -83,7 +83,7 @@ from bench import harness  # noqa: E402
 from bench.harness import ROOT, model_path  # noqa: E402
 from tests.support.bfcl import bfcl_tool  # noqa: E402
 from tests.support.corpora import BFCL  # noqa: E402
-from structgen._backends.llamacpp._threads import default_threads  # noqa: E402
+from structgen._backends.llamacpp._threads import chosen_threads  # noqa: E402
 
 CATEGORIES = (
     "simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance",
@@ -866,10 +866,8 @@ def main() -> None:
     if args.timeout <= 0 or args.max_tokens <= 0 or args.n_ctx <= 0:
         parser.error("--timeout, --max-tokens and --n-ctx must be positive")
     command = shlex.join(sys.argv)
-    default = default_threads()  # structgen's, given to every runner
-    threads = args.threads or default.token
-    bounds = Bounds(args.timeout, args.max_tokens, args.n_ctx, threads,
-                    args.threads_batch or args.threads or default.batch)
+    threads = chosen_threads(args.threads, args.threads_batch)  # structgen's defaults, given to every runner
+    bounds = Bounds(args.timeout, args.max_tokens, args.n_ctx, threads.token, threads.batch)
     sizes = split_sizes()
     chosen = cases(args.per_category, categories, args.split, args.skip)
     path = model_path(args.model)

@@ -34,7 +34,7 @@ from ._runner import ContextFullError, ModelRunner
 from ._slots import Slots
 from ._sampling import TokenPicker, log_softmax
 from ._template import ChatTemplate
-from ._threads import default_threads
+from ._threads import chosen_threads
 from .._seam import (
     Completion,
     CompletionRequest,
@@ -163,7 +163,7 @@ class LlamaCppBackend:
 
         Threads as llama.cpp's own tools set them: single tokens on one thread per physical
         core, batches (the prompt, forced text, guesses) on every usable CPU
-        (:func:`~._threads.default_threads`). A given ``n_threads`` applies to batches too
+        (:func:`~._threads.chosen_threads`). A given ``n_threads`` applies to batches too
         unless ``n_threads_batch`` says otherwise. llama.cpp's threads spin at every barrier,
         so on a machine busy with other work, fewer threads are faster (see docs/benchmarks.md,
         "Generation speed").
@@ -173,10 +173,9 @@ class LlamaCppBackend:
         _checked_cache_bytes(prompt_cache_bytes)
         _checked_sequences(sequences)
         _checked_step_seconds(grammar_step_seconds)
-        threads = default_threads()
-        llama_options.setdefault("n_threads_batch", n_threads or threads.batch)
-        if n_threads is None:
-            n_threads = threads.token
+        threads = chosen_threads(n_threads, llama_options.get("n_threads_batch"))
+        llama_options.setdefault("n_threads_batch", threads.batch)
+        n_threads = threads.token
         silence_llama_logs()
         import llama_cpp
 

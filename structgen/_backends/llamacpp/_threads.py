@@ -112,4 +112,14 @@ def default_threads(sysfs: Path = SYSFS_CPUS, cgroups: Path = CGROUPS) -> Thread
     return Threads(token=max(1, min(token, most)), batch=max(1, most))
 
 
-__all__ = ["Threads", "cpu_list", "cpu_quota", "default_threads", "performance_cpus", "physical_cores", "usable_cpus"]
+def chosen_threads(token: int | None = None, batch: int | None = None) -> Threads:
+    """The threads asked for, the defaults for what is not given: a given ``token`` count holds
+    for batches too unless ``batch`` is given."""
+    default = default_threads()
+    return Threads(token=token or default.token, batch=batch or token or default.batch)
+
+
+__all__ = [
+    "Threads", "chosen_threads", "cpu_list", "cpu_quota", "default_threads", "performance_cpus", "physical_cores",
+    "usable_cpus",
+]
