@@ -105,7 +105,8 @@ def test_undecided_channel_scores_only_the_tools_whose_fit_it_could_change() -> 
     every = ScoringScript("forecast")
     assert [c is not None for _, c in weighed(request, every, "every")] == [True, True]
     assert len(every.scored) == 3  # the chat baseline and each tool
-    for backend, channel in ((ScoringScript("forecast"), "undecided"), (ScriptedBackend(), "every")):
+    for backend, channel in ((ScoringScript("forecast"), "undecided"), (ScoringScript("forecast"), "off"),
+                             (ScriptedBackend(), "every")):
         known = weighed(request, backend, channel)
         assert len(getattr(backend, "scored", [])) == 0, channel  # both fits are settled without it
         assert [c for _, c in known] == [None, None]
@@ -119,6 +120,8 @@ def test_undecided_channel_scores_a_tool_whose_fit_a_usual_value_could_change(mo
     monkeypatch.setattr(gate, "CHANNEL_RANGE", (-100.0, 100.0))  # any value could change either fit
     backend = ScoringScript("forecast")
     assert weighed(request, backend, "undecided") == every and len(backend.scored) == 3
+    backend = ScoringScript("forecast")
+    assert [c for _, c in weighed(request, backend, "off")] == [None, None] and not backend.scored  # never
     low, high = CHANNEL_RANGE
     assert low < CHANNEL_USUAL < high
 
@@ -284,12 +287,12 @@ def test_a_tool_the_request_does_not_name_is_not_kept_for_its_values_alone() -> 
 def test_every_rule_of_a_policy_is_one_table_entry_of_small_functions() -> None:
     from dataclasses import fields
 
-    from structgen._tools.policy._gate import Evidence, close_tools, every_tool, fitting_tools, undecided_tool
+    from structgen._tools.policy._gate import Evidence, close_tools, every_tool, fitting_tools, no_tool, undecided_tool
     from structgen._tools.policy._policies import RULES, Policy
 
     assert [f.name for f in fields(Policy)] == list(RULES)
     low, high = CHANNEL_RANGE
-    assert every_tool(-50.0, 1.0) and undecided_tool(0.0, 1.0)
+    assert every_tool(-50.0, 1.0) and undecided_tool(0.0, 1.0) and not no_tool(0.0, 1.0)
     assert not undecided_tool(-low + 0.01, 1.0) and not undecided_tool(-high - 0.01, 1.0)  # settled either way
     ranked = [Evidence(t, None, None, 0, s) for t, s in zip(TOOLS, (1.0, 0.5))]
     assert [t.name for t in close_tools(ranked, False)] == ["get_forecast"]

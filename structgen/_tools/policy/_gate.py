@@ -56,7 +56,7 @@ DecisionName = Literal["meaning", "action", "words", "model"]
 DEFAULT_DECISION: DecisionName = "action"
 OfferedTools = Literal["close", "fitting"]
 """Which tools a scored decision lets the turn call (see ``Policy``)."""
-ChannelScoring = Literal["every", "undecided"]
+ChannelScoring = Literal["every", "undecided", "off"]
 """Which tools a scored decision weighs the channel score for (see ``Policy``)."""
 
 Grounding = Literal["none", "some", "every"]
@@ -253,7 +253,8 @@ def weigh(
     the request's action-or-answer signal counts too (where the encoder is there). The channel
     score (one scoring pass over the request, and one per tool) is weighed for every tool, or
     with ``channel="undecided"`` only for the tools whose fit it could change: those whose other
-    signals put them within :data:`CHANNEL_RANGE` of the line (:data:`CHANNEL_WEIGHED`)."""
+    signals put them within :data:`CHANNEL_RANGE` of the line, or with ``"off"`` for none
+    (:data:`CHANNEL_WEIGHED`)."""
     request = said(conversation, tool_results=False)
     similarity = meanings.similarities(request, tools) if meanings is not None else None
     scoring = bool(request.strip()) and (yield from can_score())
@@ -299,7 +300,13 @@ def undecided_tool(known: float, weight: float) -> bool:
     return known + weight * low <= 0 < known + weight * high
 
 
-CHANNEL_WEIGHED: dict[ChannelScoring, ChannelRule] = {"every": every_tool, "undecided": undecided_tool}
+def no_tool(known: float, weight: float) -> bool:
+    """No tool: every one ranks by :data:`CHANNEL_USUAL`, and the decision makes no scoring pass
+    (the other signals alone; fewer irrelevant requests told apart: docs/benchmarks.md)."""
+    return False
+
+
+CHANNEL_WEIGHED: dict[ChannelScoring, ChannelRule] = {"every": every_tool, "undecided": undecided_tool, "off": no_tool}
 
 
 # -- which fitting tools a scored decision offers (``offered_tools``) ----------------------------
@@ -418,6 +425,6 @@ __all__ = [
     "CHANNEL_RANGE", "CHANNEL_USUAL", "CHANNEL_WEIGHED", "CHAT_CONTEXT", "ChannelRule", "ChannelScoring",
     "DECISIONS", "DECISION_PLANS", "DEFAULT_DECISION", "DecisionName", "Evidence", "Meanings", "MeaningsLoader",
     "OFFERED", "OfferedRule", "OfferedTools", "Plan", "PlanRule", "action_plan", "channel_scores", "channel_steps",
-    "close_tools", "every_tool", "fitting_tools", "meaning_plan", "model_plan", "plan", "probability",
+    "close_tools", "every_tool", "fitting_tools", "meaning_plan", "model_plan", "no_tool", "plan", "probability",
     "tool_context", "undecided_tool", "weigh", "words_plan",
 ]
