@@ -178,7 +178,8 @@ def test_a_policy_is_one_value_per_rule_and_the_old_keywords_replace_its_own() -
     assert policy_rules("auto", native=False) == small
     assert policy_rules("auto", native=True) == POLICY_RULES["tool-trained"]
     assert POLICY_RULES["tool-trained"] == Policy(
-        "action", "free", "new-word-or-tool", "fitting", channel="undecided", listed_values="any", alternatives="tokens")
+        "action", "free", "new-word-or-tool", "fitting", channel="undecided", listed_values="any", alternatives="tokens",
+        reply_tools="none")
     assert policy_rules("model", native=False) == POLICY_RULES["model"]
     assert policy_rules("small-model", native=True, arguments="copied") == Policy("action", "copied", "same-tool")
     # decision= brings the rules of the policy that decides so, then arguments= replaces its own
@@ -199,7 +200,7 @@ def test_the_offered_tools_rule_lets_every_fitting_tool_be_called() -> None:
 @pytest.mark.parametrize("fields", [
     {"decision": "gate"}, {"arguments": "said"}, {"offered_call": "any"}, {"offered_tools": "all"},
     {"call_in_reply": "read"}, {"channel": "some"}, {"listed_tools": "every"}, {"grounding": "none"},
-    {"listed_values": "all"}, {"alternatives": "first"},
+    {"listed_values": "all"}, {"alternatives": "first"}, {"reply_tools": "some"},
 ])
 def test_a_policy_with_an_unknown_rule_value_names_the_rule(fields: dict[str, str]) -> None:
     from structgen._tools.policy._policies import Policy
@@ -251,6 +252,22 @@ def test_the_listed_tools_rule_decides_which_tools_the_call_prompt_lists() -> No
         assert [c.name for c in turn.calls] == ["get_forecast"], rule
         assert [t["function"]["name"] for t in request.tools] == listed, rule
         assert "send_email" not in (request.gbnf or ""), rule
+
+
+def test_the_reply_tools_rule_decides_which_tools_a_reply_in_words_is_shown() -> None:
+    """The gate chose words; under "none" the reply's prompt lists no tool until the
+    conversation holds a call (a template may need the tools to render one)."""
+    answered = [Message("user", "Oslo forecast?"),
+                Message("assistant", "", ({"id": "c1", "type": "function",
+                                              "function": {"name": "get_forecast", "arguments": '{"city": "Oslo"}'}},)),
+                Message("tool", "Rain, 12 C", tool_call_id="c1"), Message("user", "Hi there, how are you?")]
+    for rule, fresh, later in (("all", 2, 2), ("none", 0, 2)):
+        policy = sg.Policy("meaning", "free", "new-word", reply_tools=rule)  # type: ignore[arg-type]
+        for conversation, listed in (("Hi there, how are you?", fresh), (answered, later)):
+            backend = ScriptedBackend("Fine, thanks.")
+            turn = sg.LLM.from_backend(backend).call_tools(
+                conversation, [get_forecast, send_email], tool_format="hermes", policy=policy)
+            assert turn.text == "Fine, thanks." and len(backend.requests[-1].tools) == listed, (rule, listed)
 
 
 def median(data: list[float]) -> float:

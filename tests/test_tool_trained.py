@@ -212,15 +212,34 @@ def test_a_dictionary_gets_the_names_the_text_gives(qwen: sg.LLM) -> None:
 
 def test_a_call_written_as_the_reply_is_text_or_the_call_as_the_rule_says(qwen: sg.LLM) -> None:
     """The gate, fitted on small models, scores this phrasing just below "fits" and chooses a
-    reply; shown the tool by its template, the model writes the call anyway. The default returns
-    the reply as written (keeping its call cost 4 of 12 irrelevance cases on BFCL's tuning half);
-    ``call_in_reply="kept"`` returns the call."""
+    reply; shown the tool by its template (``reply_tools="all"``), the model writes the call
+    anyway. ``call_in_reply="text"`` returns the reply as written (keeping its call cost 4 of 12
+    irrelevance cases on BFCL's tuning half); ``"kept"`` returns the call."""
     request = "What's the weather like in Paris today?"
-    turn = qwen.call_tools(request, [get_weather])
+    turn = qwen.call_tools(request, [get_weather], policy=sg.Policy("action", "free", "new-word", "fitting"))
     assert turn.calls == [] and turn.text is not None and '"get_weather"' in turn.text
     kept = sg.Policy("action", "free", "new-word", "fitting", call_in_reply="kept")
     turn = qwen.call_tools(request, [get_weather], policy=kept)
     assert [c.name for c in turn.calls] == ["get_weather"] and turn.calls[0].arguments.city == "Paris"
+
+
+def draw_circle(radius: float, unit: str = "m") -> str:
+    """Draw a circle of a given radius."""
+    return f"a circle of radius {radius} {unit}"
+
+
+def test_a_reply_shown_no_tools_is_words(qwen: sg.LLM) -> None:
+    """The gate finds no tool for the request. Shown the tools by its template
+    (``reply_tools="all"``), the model answers with a call to the one listed, as text; under the
+    default's ``"none"`` it is shown none and answers in words, from a prompt without them."""
+    request = "What is the area of a rectangle 5 meters wide and 7 meters long?"
+    shown = qwen.call_tools(request, [draw_circle], policy=sg.Policy(
+        "action", "free", "new-word-or-tool", "fitting", channel="undecided", listed_values="any",
+        alternatives="tokens", reply_tools="all"))
+    hidden = qwen.call_tools(request, [draw_circle])  # the default: "tool-trained", shown no tools
+    assert shown.calls == [] and shown.text is not None and '"draw_circle"' in shown.text
+    assert hidden.calls == [] and hidden.text is not None and "draw_circle" not in hidden.text
+    assert "35" in hidden.text and hidden.usage.prompt_tokens < shown.usage.prompt_tokens
 
 
 def test_fenced_calls_through_llama_server() -> None:

@@ -41,7 +41,7 @@ from .policy._decision import GROUNDINGS, canonical, no_grounding
 from .policy._later_calls import LATER_CALLS
 from .policy._gate import Meanings, Plan, plan
 from .policy._policies import (
-    KEEPS_CALL_IN_REPLY, LISTS_EVERY_TOOL, POLICY_RULES, SCORES_WHOLE_ALTERNATIVES, Policy,
+    KEEPS_CALL_IN_REPLY, LISTS_EVERY_TOOL, POLICY_RULES, SCORES_WHOLE_ALTERNATIVES, SHOWS_TOOLS_IN_REPLY, Policy,
 )
 from ._formats import JSON_FORMAT, ToolFormat
 from .._generate._steps import PULL, SHUT, Open, Steps, complete
@@ -140,8 +140,10 @@ def run_turn(
             yield None  # what was streamed of the call is void
     # In the generic format the reply is written as if no tools were offered: told about
     # tools, small models write about calls instead of answering. Native templates keep the
-    # tools (some cannot render the calls in the history without them).
-    reply_messages, reply_tools = fmt.render(conversation, settings.tools if fmt.native else ())
+    # tools where the conversation holds calls (some cannot render them without), and before
+    # that as ``reply_tools`` says.
+    shown = fmt.native and (SHOWS_TOOLS_IN_REPLY[rules.reply_tools] or _holds_calls(conversation))
+    reply_messages, reply_tools = fmt.render(conversation, settings.tools if shown else ())
     request = CompletionRequest(
         messages=tuple(reply_messages), gbnf=_text_gbnf(fmt), max_tokens=settings.sampling.max_tokens,
         sampling=settings.sampling.settings, tools=reply_tools, reasoning=settings.reasoning,
@@ -155,6 +157,11 @@ def run_turn(
             yield from loose
             return ToolTurn(loose, None, usage, completion.text, False, thought)
     return ToolTurn([], completion.text, usage, completion.text, completion.finish_reason != "stop", thought)
+
+
+def _holds_calls(conversation: Sequence[Message]) -> bool:
+    """Whether the conversation holds a tool call or a tool's result."""
+    return any(m.tool_calls or m.role == "tool" for m in conversation)
 
 
 def _text_gbnf(fmt: ToolFormat) -> str:

@@ -29,6 +29,11 @@ ListedTools = Literal["offered", "all"]
 #: ``listed_tools``: whether a call turn's prompt lists every tool of the turn, not only those offered.
 LISTS_EVERY_TOOL: dict[ListedTools, bool] = {"offered": False, "all": True}
 
+ReplyTools = Literal["all", "none"]
+"""Which tools a reply in words is shown, where the chat template renders tools (see :class:`Policy`)."""
+#: ``reply_tools``: whether a reply in words lists the turn's tools before the conversation holds a call.
+SHOWS_TOOLS_IN_REPLY: dict[ReplyTools, bool] = {"all": True, "none": False}
+
 Alternatives = Literal["whole", "tokens"]
 """How a call's tool name, and a value among a few listed ones, is chosen (see :class:`Policy`)."""
 #: ``alternatives``: whether a call turn scores each whole spelling where the schema leaves a few.
@@ -47,6 +52,7 @@ RULES: dict[str, Mapping[Any, object]] = {
     "grounding": GROUNDINGS,  # _decision: whether a turn's first call must have chosen a said value
     "listed_values": LISTED_VALUES,  # _copied: whether a listed value the request names is the only one
     "alternatives": SCORES_WHOLE_ALTERNATIVES,  # how a tool's name and a listed value are chosen
+    "reply_tools": SHOWS_TOOLS_IN_REPLY,  # which tools a reply in words is shown
 }
 
 
@@ -71,7 +77,8 @@ class Policy:
     - ``call_in_reply``: what becomes of a call the model writes in its reply after a scored
       decision chose a reply in words (a model whose template shows it the tools may call
       anyway): ``"text"``, the reply's text as written; ``"kept"``, the turn's call, where it
-      validates (the model overrules the decision).
+      validates (the model overrules the decision; it sees the tools only where
+      ``reply_tools`` shows them).
     - ``channel``: which tools a scored decision weighs the channel score for (a scoring pass
       over the request after each, and one after no tool): ``"every"``; or ``"undecided"``,
       only those the other signals leave within the channel's usual band of fitting
@@ -91,7 +98,11 @@ class Policy:
     - ``alternatives``: how a call's tool name, and a value where the schema leaves a few
       spellings, is chosen: ``"whole"``, every spelling scored by its whole likelihood (a small
       model picks by the first token, which goes wrong when names differ late), or
-      ``"tokens"``, the model's own tokens under the grammar (no scoring batch per spelling)."""
+      ``"tokens"``, the model's own tokens under the grammar (no scoring batch per spelling).
+    - ``reply_tools``: which tools a reply in words is shown where the chat template renders
+      tools: ``"all"``, every tool of the turn; ``"none"``, none until the conversation holds a
+      call or a tool result (a template may need the tools to render those), so that the model
+      answers as without tools instead of writing a call as text, from a shorter prompt."""
 
     decision: DecisionName
     arguments: ArgumentsName
@@ -103,6 +114,7 @@ class Policy:
     grounding: GroundingName = "said"
     listed_values: ListedValues = "named"
     alternatives: Alternatives = "whole"
+    reply_tools: ReplyTools = "all"
 
     def __post_init__(self) -> None:
         for name, values in RULES.items():
@@ -128,12 +140,14 @@ POLICIES: tuple[PolicyName, ...] = ("auto", "model", "tool-trained", "small-mode
 #: fit it could change. Two small-model rules are dropped for them, neither helping either model on
 #: the tuning half: listed values the request names (the model's own pick is as right) and tool
 #: names scored whole (the same cases right, without a scoring batch per name). Grounding stays:
-#: without it each model lost three irrelevant requests.
+#: without it each model lost three irrelevant requests. A reply in words is shown no tools, as
+#: the generic format's: shown them, both models wrote a call as the reply to most requests the
+#: gate answers in words.
 POLICY_RULES: dict[ResolvedPolicy, Policy] = {
     "model": Policy(decision="model", arguments="free", offered_call="new-word", listed_values="any"),
     "tool-trained": Policy(
         decision=DEFAULT_DECISION, arguments="free", offered_call="new-word-or-tool", offered_tools="fitting",
-        channel="undecided", listed_values="any", alternatives="tokens"),
+        channel="undecided", listed_values="any", alternatives="tokens", reply_tools="none"),
     "small-model": Policy(decision=DEFAULT_DECISION, arguments=DEFAULT_ARGUMENTS, offered_call="same-tool"),
 }
 #: What ``policy="auto"`` means for a model whose chat template renders tools (True: trained to
@@ -172,6 +186,6 @@ def policy_rules(
 __all__ = [
     "AUTO_POLICY", "Alternatives", "CallInReply", "ChannelScoring", "DECISIONS", "DEFAULT_DECISION", "DecisionName",
     "GroundingName", "KEEPS_CALL_IN_REPLY", "LISTS_EVERY_TOOL", "ListedTools", "ListedValues", "OfferedCall",
-    "OfferedTools", "POLICIES", "POLICY_RULES", "Policy", "PolicyName", "RULES", "ResolvedPolicy",
-    "SCORES_WHOLE_ALTERNATIVES", "policy_rules", "resolve_policy",
+    "OfferedTools", "POLICIES", "POLICY_RULES", "Policy", "PolicyName", "RULES", "ReplyTools", "ResolvedPolicy",
+    "SCORES_WHOLE_ALTERNATIVES", "SHOWS_TOOLS_IN_REPLY", "policy_rules", "resolve_policy",
 ]
