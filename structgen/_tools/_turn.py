@@ -103,8 +103,8 @@ def run_turn(
             rules.decision, decided.tools, conversation, meanings, required=required,
             offered_tools=rules.offered_tools, channel=rules.channel)
     if decided.tools:
-        # The model sees what it may call; or, under listed_tools="all", every tool, as the reply
-        # in words does: the prompt is then the same on every turn with these tools (evaluated once).
+        # The model sees what it may call; or, under listed_tools="all", every tool, as a reply in
+        # words shown them does: the prompt is then the same on every turn with these tools.
         listed = settings.tools if LISTS_EVERY_TOOL[rules.listed_tools] and fmt.native else decided.tools
         messages, template_tools = fmt.render(conversation, listed)
         fully = decided.grounding == "every"

@@ -86,8 +86,8 @@ class Policy:
       ``"off"``, none (no scoring pass ever: faster, and fewer irrelevant requests told apart).
     - ``listed_tools``: which tools a call turn's prompt lists where the chat template renders
       tools: ``"offered"``, those the decision lets the turn call; ``"all"``, every tool of the
-      turn, as the reply in words lists them (the grammar still calls only the offered ones), so
-      that turns with the same tools share one prompt prefix, evaluated once.
+      turn, as a reply in words shown them lists them (the grammar still calls only the offered
+      ones), so that turns with the same tools share one prompt prefix, evaluated once.
     - ``grounding``: whether a turn whose decision checks its calls keeps its first call only
       where a value it chose was said (``"said"``: every value, where the decision asks that) or
       as written (``"off"``); later calls are judged by ``offered_call`` either way. A decision
