@@ -8,6 +8,7 @@ Every error structgen raises on purpose derives from :class:`StructgenError`::
     │   └── UnsupportedSchemaError  a valid keyword that changes validity but cannot be enforced
     ├── ModelNotFoundError        a model file that is missing or unreadable
     ├── ToolDefinitionError       a function, model or dict that cannot become a tool (tool, parameter)
+    ├── ModelRetry                raised by a tool to ask the model for a corrected call (its message goes back)
     ├── BackendError              the backend failed (foreign errors wrapped; ``.url``, ``.status``), a prompt too long, a closed model
     └── GenerationError           generation ended without a valid instance
         ├── IncompleteOutputError   max_tokens (or the context window) ran out before the grammar completed
@@ -32,6 +33,7 @@ __all__ = [
     "IncompleteOutputError",
     "MaxRoundsError",
     "ModelNotFoundError",
+    "ModelRetry",
     "OutputValidationError",
     "RefusalError",
     "SchemaError",
@@ -196,9 +198,18 @@ class ToolDefinitionError(StructgenError, TypeError):
         super().__init__(message)
 
 
+class ModelRetry(StructgenError):
+    """Raised by a tool to ask the model for a corrected call: ``run_tools`` sends the message
+    back as the call's result ("No flight AF-1234 on that day; the flight numbers are ...")
+    and the model writes its next step, whatever ``tool_errors`` says. Outside a run it
+    propagates from :meth:`ToolCall.invoke <structgen.ToolCall.invoke>` as it is."""
+
+
 class ToolExecutionError(GenerationError):
     """A tool raised while running a call. ``call`` is the :class:`~structgen.ToolCall`; the
-    tool's own exception is chained as ``__cause__``; ``messages`` is the conversation so far."""
+    tool's own exception is chained as ``__cause__``; ``messages`` is the conversation so far.
+    ``run_tools`` raises it only with ``tool_errors="raise"``; by default the error goes back
+    to the model as the call's result."""
 
     def __init__(
         self, message: str, *, call: Any, messages: Sequence[Any] = (), usage: Any = None

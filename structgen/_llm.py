@@ -24,6 +24,7 @@ from ._generate._output import Refusal
 from ._generate._steps import Done, Steps, finish, result_of, run_async, run_blocking
 from ._tools._api import (
     Caller,
+    ToolErrors,
     ToolFormatName,
     ToolOptions,
     PromptOrMessages,
@@ -401,41 +402,53 @@ class LLM:
     @overload
     def run_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
-        output_type: None = None, max_rounds: int = ..., **options: Unpack[ToolOptions],
+        output_type: None = None, max_rounds: int = ..., tool_errors: ToolErrors = ...,
+        **options: Unpack[ToolOptions],
     ) -> ToolRun[str]: ...
     @overload
     def run_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
-        output_type: TypeForm[T], max_rounds: int = ..., **options: Unpack[ToolOptions],
+        output_type: TypeForm[T], max_rounds: int = ..., tool_errors: ToolErrors = ...,
+        **options: Unpack[ToolOptions],
     ) -> ToolRun[T]: ...
     def run_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
-        output_type: Any = None, max_rounds: int = 8, **options: Unpack[ToolOptions],
+        output_type: Any = None, max_rounds: int = 8, tool_errors: ToolErrors = "feed_back",
+        **options: Unpack[ToolOptions],
     ) -> ToolRun[Any]:
         """Call tools and run them until the model answers; the answer is typed with
-        ``output_type`` (a turn that only repeats calls already made then asks for the final
-        answer). A turn's calls run concurrently. Raises ToolExecutionError when a tool
-        raises, MaxRoundsError after ``max_rounds`` rounds of calls."""
-        steps = run_steps(self._caller, prompt_or_messages, tools, output_type, max_rounds, options)
+        ``output_type``. A turn's calls run concurrently and their results go back to the
+        model as tool messages. A tool that raises: its error goes back as the call's result
+        (``tool_errors="feed_back"``), so the model can retry or change course, or
+        ToolExecutionError ends the run (``"raise"``); a tool raising
+        :class:`~structgen.ModelRetry` asks for a corrected call either way. A step whose calls
+        only ask again for results the model already has is not run: the model is asked for
+        its answer (``ToolRun.ended == "repeated"``). MaxRoundsError after ``max_rounds``
+        rounds of calls, with the conversation. To continue, call again with
+        ``run.messages`` and the next user message (docs/tools.md, "Agents")."""
+        steps = run_steps(self._caller, prompt_or_messages, tools, output_type, max_rounds, options, tool_errors)
         return finish(run_blocking(steps, self.backend))
 
     @overload
     async def arun_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
-        output_type: None = None, max_rounds: int = ..., **options: Unpack[ToolOptions],
+        output_type: None = None, max_rounds: int = ..., tool_errors: ToolErrors = ...,
+        **options: Unpack[ToolOptions],
     ) -> ToolRun[str]: ...
     @overload
     async def arun_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
-        output_type: TypeForm[T], max_rounds: int = ..., **options: Unpack[ToolOptions],
+        output_type: TypeForm[T], max_rounds: int = ..., tool_errors: ToolErrors = ...,
+        **options: Unpack[ToolOptions],
     ) -> ToolRun[T]: ...
     async def arun_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
-        output_type: Any = None, max_rounds: int = 8, **options: Unpack[ToolOptions],
+        output_type: Any = None, max_rounds: int = 8, tool_errors: ToolErrors = "feed_back",
+        **options: Unpack[ToolOptions],
     ) -> ToolRun[Any]:
         """:meth:`run_tools` on the event loop: tools (async ones awaited) run here; the model
         runs here too on a backend with ``acomplete``, else in a worker thread."""
-        steps = run_steps(self._caller, prompt_or_messages, tools, output_type, max_rounds, options)
+        steps = run_steps(self._caller, prompt_or_messages, tools, output_type, max_rounds, options, tool_errors)
         run: ToolRun[Any] = await self._finish_async(steps)
         return run
 

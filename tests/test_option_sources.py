@@ -62,7 +62,7 @@ def test_every_tool_method_takes_the_tool_options() -> None:
         for function in [getattr(LLM, name), *get_overloads(getattr(LLM, name))]:
             options = inspect.signature(function).parameters["options"]
             assert options.kind is inspect.Parameter.VAR_KEYWORD and options.annotation == "Unpack[ToolOptions]", name
-            assert not _keywords(function).keys() - {"output_type", "max_rounds"}, name
+            assert not _keywords(function).keys() - {"output_type", "max_rounds", "tool_errors"}, name
 
 
 def test_a_foreign_tool_keyword_is_a_type_error() -> None:

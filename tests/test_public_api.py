@@ -43,6 +43,7 @@ PUBLIC = [
     "MaxRoundsError",
     "Message",
     "ModelNotFoundError",
+    "ModelRetry",
     "OpenAICompatibleBackend",
     "OutputValidationError",
     "Policy",

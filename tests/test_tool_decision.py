@@ -122,12 +122,15 @@ def _grounded_value(value: str, conversation: list[Message]) -> bool:
     return _heard(value, _words(said(conversation)))
 
 
-def test_only_the_latest_user_turn_and_the_results_after_it_count() -> None:
+def test_relevance_reads_the_latest_request_and_grounding_the_whole_conversation() -> None:
+    """A tool is relevant by the latest user message (and the results after it); a call is
+    grounded by anything the conversation said: "And tomorrow?" still means Oslo."""
     old = [Message("user", "Weather in Oslo?"), Message("assistant", "Sunny."), Message("user", "And tomorrow?")]
-    assert not grounded([call("Oslo")], old)
+    assert grounded([call("Oslo")], old)
+    assert not grounded([call("Lima")], old)
     assert names_in(old) == []
-    after = [*old, Message("tool", "Oslo: rain", name="get_weather")]
-    assert grounded([call("Oslo")], after)
+    after = [*old, Message("tool", "Lima: rain", name="get_weather")]
+    assert grounded([call("Lima")], after)
 
 
 def names_in(conversation: list[Message]) -> list[str]:

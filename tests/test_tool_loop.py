@@ -338,19 +338,168 @@ def test_run_tools_with_an_async_tool_works_inside_a_running_event_loop() -> Non
     assert [r for _, r in run.calls] == ["Paris is nice"]
 
 
-def test_a_raising_tool_ends_the_run_with_the_conversation_on_both_drivers() -> None:
-    def broken(city: str) -> str:
-        """Look a city up."""
-        raise RuntimeError("down")
+def broken(city: str) -> str:
+    """Look a city up."""
+    raise RuntimeError("down")
 
+
+def test_a_raising_tool_ends_the_run_with_the_conversation_when_asked_on_both_drivers() -> None:
     for driver in ("blocking", "asyncio"):
         llm = sg.LLM.from_backend(ScriptedBackend(written("Paris").replace("lookup", "broken")))
         with pytest.raises(sg.ToolExecutionError, match="down") as caught:
             if driver == "blocking":
-                llm.run_tools("Tell me about the city of paris.", [broken], decision="words")
+                llm.run_tools("Tell me about the city of paris.", [broken], decision="words", tool_errors="raise")
             else:
-                asyncio.run(llm.arun_tools("Tell me about the city of paris.", [broken], decision="words"))
+                asyncio.run(llm.arun_tools(
+                    "Tell me about the city of paris.", [broken], decision="words", tool_errors="raise"))
         assert caught.value.messages[-1].tool_calls[0]["function"]["name"] == "broken", driver
+    with pytest.raises(ValueError, match="tool_errors must be one of"):
+        llm.run_tools("Paris?", [broken], tool_errors="ignore")  # type: ignore[arg-type]
+
+
+def test_a_raising_tool_is_shown_to_the_model_by_default_on_both_drivers() -> None:
+    for driver in ("blocking", "asyncio"):
+        # the call, then (every step is a call turn under "words") one no one asked for: an answer
+        backend = ScriptedBackend(*(written(c).replace("lookup", "broken") for c in ("Paris", "Atlantis")),
+                                  "The lookup service is down.")
+        llm = sg.LLM.from_backend(backend)
+        if driver == "blocking":
+            run = llm.run_tools("Tell me about the city of paris.", [broken], decision="words")
+        else:
+            run = asyncio.run(llm.arun_tools("Tell me about the city of paris.", [broken], decision="words"))
+        assert run.output == "The lookup service is down." and run.ended == "answer", driver
+        assert [m.role for m in run.messages] == ["user", "assistant", "tool", "assistant"]
+        assert run.messages[2].content == "Error: RuntimeError: down"
+        assert run.messages[2].tool_call_id == run.messages[1].tool_calls[0]["id"]
+        (made, outcome), = run.calls
+        assert made.name == "broken" and isinstance(outcome, sg.ToolExecutionError)
+        # the model read the error: it is in the prompt of the step after the call
+        assert any(m.content == "Result of broken: Error: RuntimeError: down" for m in backend.requests[1].messages)
+
+
+def test_a_tool_asks_for_a_corrected_call_with_model_retry_even_when_errors_raise() -> None:
+    asked: list[str] = []
+
+    def forecast(city: str) -> str:
+        """The weather forecast for a city."""
+        asked.append(city)
+        if city != "Paris":
+            raise sg.ModelRetry(f"No city is called {city!r}; give its full name.")
+        return "sunny"
+
+    calls = [written(c).replace("lookup", "forecast") for c in ("Par", "Paris", "Atlantis")]
+    llm = sg.LLM.from_backend(ScriptedBackend(*calls, "Sunny in Paris."))
+    run = llm.run_tools("The forecast for Par (Paris, France)?", [forecast], decision="words", tool_errors="raise")
+    assert asked == ["Par", "Paris"] and run.output == "Sunny in Paris."
+    assert run.messages[2].content == "No city is called 'Par'; give its full name. Correct the call and try again."
+    assert isinstance(run.calls[0][1], sg.ModelRetry) and run.calls[1][1] == "sunny"
+    with pytest.raises(sg.ModelRetry):
+        run.calls[0][0].invoke()  # outside a run it propagates as it is
+
+
+def test_the_same_calls_again_end_the_run_with_an_answer_not_a_loop() -> None:
+    """The loop guard: a step that asks only for results the model already has is not run."""
+    unsaid = sg.Policy("words", "free", "same-tool", grounding="off")  # grounding alone would refuse a repeat
+    backend = ScriptedBackend(written("Oslo"), written("Oslo"), "Oslo is nice.")
+    run = sg.LLM.from_backend(backend).run_tools("Oslo?", [lookup], policy=unsaid, max_rounds=20)
+    assert run.ended == "repeated" and run.output == "Oslo is nice."
+    assert [c.arguments.city for c, _ in run.calls] == ["Oslo"]  # the repeat was not run
+    assert [m.role for m in run.messages] == ["user", "assistant", "tool", "assistant"]
+    assert len(run.turns) == 3 and backend.remaining == 0
+    assert backend.requests[2].gbnf.startswith("root ::= ([^")  # the closing step is a reply in words
+
+    # a call that failed may be tried again as it was: its result is not known
+    flaky = [RuntimeError("down"), None]
+
+    def lookup_once(city: str) -> str:
+        """Look a city up."""
+        error = flaky.pop(0)
+        if error is not None:
+            raise error
+        return f"{city} is nice"
+
+    again = [written("Oslo").replace("lookup", "lookup_once")] * 3
+    run = sg.LLM.from_backend(ScriptedBackend(*again, "Oslo is nice.")).run_tools("Oslo?", [lookup_once], policy=unsaid)
+    assert run.ended == "repeated" and len(run.turns) == 4
+    assert isinstance(run.calls[0][1], sg.ToolExecutionError) and run.calls[1][1] == "Oslo is nice"
+
+    # a call that fails again as it was: its error is known, and a third try is a loop
+    down = [written("Oslo").replace("lookup", "broken")] * 3
+    run = sg.LLM.from_backend(ScriptedBackend(*down, "It is down.")).run_tools("Oslo?", [broken], policy=unsaid)
+    assert run.ended == "repeated" and len(run.calls) == 2 and run.output == "It is down."
+
+
+def test_grounding_lets_a_call_that_failed_be_made_again_as_it_was() -> None:
+    flaky = [ConnectionError("busy"), None]
+
+    def lookup_once(city: str) -> str:
+        """Look a city up."""
+        error = flaky.pop(0)
+        if error is not None:
+            raise error
+        return f"{city} is nice"
+
+    calls = [written("Paris").replace("lookup", "lookup_once")] * 3  # the third repeats a success
+    run = sg.LLM.from_backend(ScriptedBackend(*calls, "Paris is nice.")).run_tools(
+        "Tell me about the city of paris.", [lookup_once], decision="words")
+    assert [r if isinstance(r, str) else type(r.__cause__).__name__ for _, r in run.calls] == [
+        "ConnectionError", "Paris is nice"]
+    assert run.output == "Paris is nice." and run.ended == "answer"
+
+
+def test_a_run_continues_with_its_messages_and_the_next_user_message() -> None:
+    backend = ScriptedBackend(written("Oslo"), written("Atlantis"), "Oslo is nice.",
+                              written("Rome"), written("Atlantis"), "Rome is nice too.")
+    llm = sg.LLM.from_backend(backend)
+    first = llm.run_tools("Look up Oslo.", [lookup], decision="words")
+    second = llm.run_tools([*first.messages, {"role": "user", "content": "And Rome?"}], [lookup], decision="words")
+    assert second.output == "Rome is nice too." and [c.arguments.city for c, _ in second.calls] == ["Rome"]
+    assert [m.role for m in second.messages] == [
+        "user", "assistant", "tool", "assistant", "user", "assistant", "tool", "assistant"]
+    assert second.messages[:4] == list(first.messages)
+    assert [len(t.calls) for t in second.turns] == [1, 0]
+    # every tool result names a call of the assistant message before it
+    for call_message, result in ((second.messages[1], second.messages[2]), (second.messages[5], second.messages[6])):
+        assert result.tool_call_id == call_message.tool_calls[0]["id"] and result.name == "lookup"
+
+
+def test_a_hand_written_loop_needs_nothing_private() -> None:
+    llm = sg.LLM.from_backend(ScriptedBackend(written("Oslo"), written("Atlantis"), "Oslo is nice."))
+    messages: list[sg.Message | dict[str, Any]] = [{"role": "user", "content": "Look up Oslo."}]
+    while (turn := llm.call_tools(messages, [lookup], decision="words")).calls:
+        messages.append(turn.message)
+        messages += [call.result_message(call.invoke()) for call in turn.calls]
+    assert turn.text == "Oslo is nice."
+    assert [m.role for m in messages[1:]] == ["assistant", "tool"]  # type: ignore[union-attr]
+    assert turn.message == sg.Message("assistant", "Oslo is nice.")
+
+
+def test_grounding_hears_earlier_turns_and_tool_results_but_repeats_only_since_the_request() -> None:
+    """A value an earlier turn's tool returned grounds a call of a later turn; a call made in an
+    earlier turn may be made again after a new request (the state may have changed)."""
+    def rooms(hotel: str) -> str:
+        """List the free rooms of a hotel."""
+        return "room 212 and room 305"
+
+    def book(room: int) -> str:
+        """Book a room by its number."""
+        return f"booked {room}"
+
+    first = '[{"name": "rooms", "arguments": {"hotel": "Ritz"}}]'
+    booking = '[{"name": "book", "arguments": {"room": 305}}]'
+    unsaid = '[{"name": "book", "arguments": {"room": 999}}]'
+    # each turn: its call, then a call the rule refuses (a repeat, a room no one named), then the answer
+    backend = ScriptedBackend(twice(first), twice(first), "Rooms 212 and 305 are free.",
+                              twice(booking), twice(unsaid), "Booked.", twice(first), twice(first), "Only 212 now.")
+    llm = sg.LLM.from_backend(backend)
+    tools = [rooms, book]
+    run = llm.run_tools("Which rooms are free at the Ritz hotel?", tools, decision="words")
+    run = llm.run_tools([*run.messages, {"role": "user", "content": "Book the second room please."}], tools,
+                        decision="words")
+    assert [(c.name, r) for c, r in run.calls][-1] == ("book", "booked 305")  # 305: a tool result of turn one
+    run = llm.run_tools([*run.messages, {"role": "user", "content": "Which rooms are free at the Ritz hotel now?"}],
+                        tools, decision="words")
+    assert [c.name for c, _ in run.calls][-1] == "rooms" and run.output == "Only 212 now."
 
 
 class AllAtOnce(Backend):  # type: ignore[misc]

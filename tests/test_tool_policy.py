@@ -179,7 +179,7 @@ def test_a_policy_is_one_value_per_rule_and_the_old_keywords_replace_its_own() -
     assert policy_rules("auto", native=True) == POLICY_RULES["tool-trained"]
     assert POLICY_RULES["tool-trained"] == Policy(
         "action", "free", "new-word-or-tool", "fitting", channel="undecided", listed_values="any", alternatives="tokens",
-        reply_tools="none")
+        reply_tools="none", listed_tools="offered-until-calls")
     assert policy_rules("model", native=False) == POLICY_RULES["model"]
     assert policy_rules("small-model", native=True, arguments="copied") == Policy("action", "copied", "same-tool")
     # decision= brings the rules of the policy that decides so, then arguments= replaces its own
@@ -252,6 +252,21 @@ def test_the_listed_tools_rule_decides_which_tools_the_call_prompt_lists() -> No
         assert [c.name for c in turn.calls] == ["get_forecast"], rule
         assert [t["function"]["name"] for t in request.tools] == listed, rule
         assert "send_email" not in (request.gbnf or ""), rule
+
+
+def test_offered_until_calls_lists_every_tool_once_the_conversation_holds_a_call() -> None:
+    """An agent's steps share one prompt prefix: after the first call, every step lists every tool."""
+    call = '<tool_call>\n{"name": "get_forecast", "arguments": {"city": "Oslo"}}\n</tool_call>'
+    policy = sg.Policy("words", "free", "new-word", listed_tools="offered-until-calls")
+    asked = [Message("user", "Oslo forecast?")]
+    made = [*asked, Message("assistant", "", ({"id": "c1", "type": "function",
+                                               "function": {"name": "get_forecast", "arguments": '{"city": "Lima"}'}},)),
+            Message("tool", "rain", tool_call_id="c1", name="get_forecast")]
+    for conversation, listed in ((asked, ["get_forecast"]), (made, ["get_forecast", "send_email"])):
+        backend = ScriptedBackend(call, check_grammar=False)
+        sg.LLM.from_backend(backend).call_tools(conversation, [get_forecast, send_email], tool_format="hermes",
+                                                policy=policy)
+        assert [t["function"]["name"] for t in backend.requests[0].tools] == listed
 
 
 def test_the_reply_tools_rule_decides_which_tools_a_reply_in_words_is_shown() -> None:

@@ -8,9 +8,10 @@ needs the world outside, a :class:`Command`, whose answer is sent back into it:
   ``SHUT`` ends it early, answering its :class:`Completion` so far where the backend can give
   one (None otherwise; a driver also ends it when the operation stops);
 - ``Rank(request)`` scores texts (None on a backend that cannot score);
-- ``Run(calls)`` runs tool calls and answers their results, in order.
+- ``Run(calls)`` runs tool calls and answers their results, in order (a call whose tool
+  raised answers :class:`Raised`, so that the operation decides what becomes of it).
 
-A failure of the backend or a tool is raised inside the operation where it asked. The
+A failure of the backend is raised inside the operation where it asked. The
 operation never touches the backend, so :func:`run_blocking` (``backend.complete``, plain
 calls) and :func:`run_async` (``acomplete`` on the event loop, or the blocking driver in a
 worker thread for a backend without it) run the same code; only the waiting differs.
@@ -84,6 +85,13 @@ class Rank(Command):
 @dataclass(frozen=True)
 class Run(Command):
     calls: Sequence[RunnableCall]
+
+
+@dataclass(frozen=True)
+class Raised:
+    """What a ``Run`` answers in the place of a call whose tool raised: the exception."""
+
+    error: Exception
 
 
 class _Marker(Command):
@@ -196,20 +204,36 @@ def _close(stream: object) -> None:
 
 
 def run_calls_here(calls: Sequence[RunnableCall]) -> list[Any]:
-    """Tool calls' results, from blocking code: one call runs here, several run concurrently
-    (plain functions in threads); async tools get an event loop only when there is one."""
+    """Tool calls' results (:class:`Raised` where a tool raised), from blocking code: one call
+    runs here, several run concurrently (plain functions in threads); async tools get an event
+    loop only when there is one."""
     if not any(inspect.iscoroutinefunction(c.tool.function) for c in calls):
         if len(calls) == 1:
-            return [calls[0].invoke()]
+            return [_outcome(calls[0])]
         with ThreadPoolExecutor(len(calls)) as pool:
-            return list(pool.map(lambda call: call.invoke(), calls))
+            return list(pool.map(_outcome, calls))
     results: list[Any] = _in_own_loop(lambda: run_calls_async(calls))
     return results
 
 
 async def run_calls_async(calls: Sequence[RunnableCall]) -> list[Any]:
-    """Tool calls' results, run concurrently on the event loop (plain functions in threads)."""
-    return list(await asyncio.gather(*(call.ainvoke() for call in calls)))
+    """Tool calls' results (:class:`Raised` where a tool raised), run concurrently on the event
+    loop (plain functions in threads)."""
+    return list(await asyncio.gather(*(_async_outcome(call) for call in calls)))
+
+
+def _outcome(call: RunnableCall) -> Any:
+    try:
+        return call.invoke()
+    except Exception as error:
+        return Raised(error)
+
+
+async def _async_outcome(call: RunnableCall) -> Any:
+    try:
+        return await call.ainvoke()
+    except Exception as error:
+        return Raised(error)
 
 
 def _in_own_loop(make: Callable[[], Any]) -> Any:
@@ -377,7 +401,7 @@ def _settle(future: asyncio.Future[None]) -> None:
 
 
 __all__ = [
-    "PULL", "SHUT", "Command", "Done", "Open", "Rank", "Run", "RunnableCall", "RunnableTool", "Steps",
+    "PULL", "SHUT", "Command", "Done", "Open", "Rank", "Raised", "Run", "RunnableCall", "RunnableTool", "Steps",
     "complete", "finish", "iterate_in_thread", "result_of", "run_async", "run_blocking",
     "can_score", "run_calls_async", "run_calls_here", "score",
 ]

@@ -2,32 +2,35 @@
 and its streaming and async twins drive) and the agent loop (``LLM.run_tools``, ``arun_tools``).
 
 ``run_tools`` is the agent loop: call, run the calls (async tools awaited, a turn's calls run
-concurrently), feed the results back as tool messages, repeat until the model answers. With
-an ``output_type`` the answer is typed: a ``final_result`` tool whose arguments are the output
-type joins the tools and the model must call a tool every round, so the run ends when it calls
-``final_result`` (calls made beside it in that turn are not run).
+concurrently), feed the results back as tool messages (a tool's error too, unless
+``tool_errors="raise"``), repeat until the model answers. With an ``output_type`` the answer is
+typed: a ``final_result`` tool whose arguments are the output type joins the tools and the
+model must call a tool every round, so the run ends when it calls ``final_result`` (calls made
+beside it in that turn are not run). A step whose every call asks again for a result the model
+already has (the step before's, an error only once it came twice; a typed run's, any step's) is
+not run: the model is asked for its answer instead, and the run says it ended so
+(``ToolRun.ended == "repeated"``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, create_model
-from pydantic_core import to_json
 from typing_extensions import Unpack
 
 from .._backends._seam import Backend, Message, Reasoning, ReasoningDelta, TextDelta, Usage, chat_template_of
 from .._errors import MaxRoundsError, ToolExecutionError
-from ._calls import ArgumentsDelta, ToolCall, ToolRun, ToolTurn
+from ._calls import ArgumentsDelta, RunEnd, ToolCall, ToolRun, ToolTurn
 from ._tool import FINAL_TOOL, Tool, ToolSource, as_tools, from_model
 from .._generate._attempts import Sampling, SamplingOptions
-from .._generate._steps import Run, Steps
-from ._turn import ToolChoice, TurnEvent, TurnSettings, call_message, run_turn
+from .._generate._steps import Raised, Run, Steps
+from ._turn import ToolChoice, TurnEvent, TurnSettings, run_turn
 from ._formats import ToolFormat, format_for
 from .policy._copied import ArgumentsName
+from .policy._decision import canonical
 from .policy._gate import DecisionName, Meanings, MeaningsLoader
 from .policy._policies import Policy, PolicyName, policy_rules
 from .._generate._messages import as_messages
@@ -42,6 +45,12 @@ ToolStreamEvent = TextDelta | ReasoningDelta | ArgumentsDelta | ToolCall | ToolT
 
 #: Most calls in one turn unless ``max_calls`` says otherwise.
 DEFAULT_MAX_CALLS = 4
+
+ToolErrors = Literal["feed_back", "raise"]
+"""What ``run_tools`` does when a tool raises: ``"feed_back"`` (the error, its type and message,
+becomes the call's result, so that the model can retry or change course) or ``"raise"``
+(:class:`~structgen.ToolExecutionError` ends the run)."""
+TOOL_ERRORS: tuple[ToolErrors, ...] = ("feed_back", "raise")
 
 
 class ToolOptions(SamplingOptions, total=False):
@@ -119,21 +128,17 @@ def turn_steps(
 
 def run_steps(
     caller: Caller, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource],
-    output_type: Any, max_rounds: int, options: Mapping[str, Any],
+    output_type: Any, max_rounds: int, options: Mapping[str, Any], tool_errors: ToolErrors = "feed_back",
 ) -> Steps[TurnEvent, ToolRun[Any]]:
     """``run_tools`` as an operation: turns, and each turn's calls run (a ``Run`` command)."""
-    run = _Loop(caller, prompt_or_messages, tools, output_type, max_rounds, options)
+    run = _Loop(caller, prompt_or_messages, tools, output_type, max_rounds, options, tool_errors)
     while True:
         turn = yield from run.next_turn()
         if run.done(turn):
             return run.result(turn)
-        try:
-            results = yield Run(turn.calls)
-        except ToolExecutionError as error:  # a raising tool ends the run
-            error.messages = [*run.messages, call_message(ToolTurn(list(turn.calls), None))]
-            error.usage = run.usage
-            raise
-        run.record(turn, results)
+        if run.repeats(turn):  # the loop guard: it has every result it asks for
+            return run.result((yield from run.closing_turn()), ended="repeated")
+        run.record(turn, (yield Run(turn.calls)))
 
 
 def tool_format_for(backend: Backend, name: ToolFormatName) -> ToolFormat:
@@ -157,7 +162,7 @@ class _Loop:
 
     def __init__(
         self, caller: Caller, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource],
-        output_type: Any, max_rounds: int, options: Mapping[str, Any],
+        output_type: Any, max_rounds: int, options: Mapping[str, Any], tool_errors: ToolErrors,
     ) -> None:
         options = dict(options)
         if isinstance(max_rounds, bool) or not isinstance(max_rounds, int):
@@ -166,6 +171,8 @@ class _Loop:
             raise ValueError("max_rounds must be >= 1")
         if "tool_choice" in options:
             raise TypeError("run_tools decides tool_choice itself")
+        if tool_errors not in TOOL_ERRORS:
+            raise ValueError(f"tool_errors must be one of {', '.join(map(repr, TOOL_ERRORS))}, not {tool_errors!r}")
         self.caller = caller
         self.tools = as_tools(tools)
         self.final: Tool | None = None
@@ -177,9 +184,17 @@ class _Loop:
         self.messages = _conversation(prompt_or_messages, self.system)
         self.options = options
         self.max_rounds = max_rounds
+        self.tool_errors = tool_errors
         self.rounds = 0
         self.usage = Usage()
         self.calls: list[tuple[ToolCall, Any]] = []
+        self.turns: list[ToolTurn] = []
+        #: The (tool, arguments) of the calls whose results the model has (a call that failed in two
+        #: steps in a row counts: its error): of the step before, and of every step (a typed run,
+        #: where every step must call, is done when it repeats any); and the calls of the step before.
+        self.known_last: set[tuple[str, str]] = set()
+        self.tried_last: set[tuple[str, str]] = set()
+        self.known: set[tuple[str, str]] = set()
         self.reasoning: list[str] = []
 
     def next_turn(self) -> Steps[TurnEvent, ToolTurn]:
@@ -192,43 +207,62 @@ class _Loop:
         options = self.options
         if self.final is not None:  # every round offers every tool: final_result must stay callable
             options = {**options, "decision": "words"}
-        turn = yield from turn_steps(self.caller, self.messages, self.tools, tool_choice=choice, **options)
-        self._heard(turn)
-        if self.final is not None and turn.calls and all(self._made(call) for call in turn.calls):
-            # Every call repeats one whose result the model already has: it is done calling.
-            turn = yield from turn_steps(self.caller, self.messages, self.tools, tool_choice=FINAL_TOOL, **self.options)
-            self._heard(turn)
-        return turn
+        return (yield from self._turn(choice, options))
 
-    def _heard(self, turn: ToolTurn) -> None:
+    def closing_turn(self) -> Steps[TurnEvent, ToolTurn]:
+        """The answer, asked for without tools: the typed one, or a reply in words."""
+        return (yield from self._turn("none" if self.final is None else FINAL_TOOL, self.options))
+
+    def _turn(self, choice: ToolChoice, options: Mapping[str, Any]) -> Steps[TurnEvent, ToolTurn]:
+        turn = yield from turn_steps(self.caller, self.messages, self.tools, tool_choice=choice, **options)
         self.usage = self.usage + turn.usage
+        self.turns.append(turn)
         if turn.reasoning:
             self.reasoning.append(turn.reasoning)
+        return turn
 
-    def _made(self, call: ToolCall) -> bool:
-        return any(
-            made.name == call.name and made.arguments == call.arguments for made, _ in self.calls
-        )
+    def repeats(self, turn: ToolTurn) -> bool:
+        """Whether every call of ``turn`` asks again for a result the model already has."""
+        known = self.known if self.final is not None else self.known_last
+        return all(_key(call) in known for call in turn.calls)
 
     def done(self, turn: ToolTurn) -> bool:
         return not turn.calls or any(call.tool is self.final for call in turn.calls)
 
-    def result(self, turn: ToolTurn) -> ToolRun[Any]:
+    def result(self, turn: ToolTurn, ended: RunEnd | None = None) -> ToolRun[Any]:
         self.caller.record(self.usage)
         final = next((call for call in turn.calls if call.tool is self.final), None)
+        self.messages.append(turn.message)
         if final is None:
-            self.messages.append(Message("assistant", turn.text or ""))
-            return ToolRun(turn.text or "", self.calls, self.messages, self.usage, tuple(self.reasoning))
-        self.messages.append(call_message(turn))
-        output = final.arguments.result if self.wrapped else final.arguments
-        return ToolRun(output, self.calls, self.messages, self.usage, tuple(self.reasoning))
+            output: Any = turn.text or ""
+        else:
+            output = final.arguments.result if self.wrapped else final.arguments
+        ended = ended or ("answer" if final is None else "final_result")
+        return ToolRun(output, self.calls, self.messages, self.usage, tuple(self.reasoning), tuple(self.turns), ended)
 
     def record(self, turn: ToolTurn, results: Sequence[Any]) -> None:
+        """The turn's calls and their results join the conversation; with
+        ``tool_errors="raise"``, a tool that raised ends the run (a ModelRetry never does)."""
+        failed = [r.error for r in results if isinstance(r, Raised) and isinstance(r.error, ToolExecutionError)]
+        if failed and self.tool_errors == "raise":
+            failed[0].messages = [*self.messages, turn.message]
+            failed[0].usage = self.usage
+            raise failed[0]
         self.rounds += 1
-        self.messages.append(call_message(turn))
+        self.messages.append(turn.message)
+        tried, self.tried_last, self.known_last = self.tried_last, set(), set()
         for call, result in zip(turn.calls, results):
-            self.calls.append((call, result))
-            self.messages.append(Message("tool", _result_text(result), tool_call_id=call.id, name=call.name))
+            outcome = result.error if isinstance(result, Raised) else result
+            self.calls.append((call, outcome))
+            self.messages.append(call.result_message(outcome))
+            self.tried_last.add(_key(call))
+            if not isinstance(result, Raised) or _key(call) in tried:  # failed once may pass; twice, it is known
+                self.known_last.add(_key(call))
+        self.known |= self.known_last
+
+
+def _key(call: ToolCall) -> tuple[str, str]:
+    return call.name, canonical(call.text)
 
 
 def _final_tool(output_type: Any) -> tuple[Tool, bool]:
@@ -240,15 +274,6 @@ def _final_tool(output_type: Any) -> tuple[Tool, bool]:
     return replace(from_model(model), name=FINAL_TOOL, description=description), True
 
 
-def _result_text(result: Any) -> str:
-    if isinstance(result, str):
-        return result
-    try:
-        return to_json(result).decode("utf-8")
-    except Exception:  # pydantic cannot serialize it: its repr is what the model can read
-        return json.dumps(repr(result))
-
-
 def _conversation(prompt_or_messages: PromptOrMessages, system: str | None) -> list[Message]:
     if isinstance(prompt_or_messages, str):
         return as_messages(prompt_or_messages, system=system, messages=None)
@@ -256,6 +281,7 @@ def _conversation(prompt_or_messages: PromptOrMessages, system: str | None) -> l
 
 
 __all__ = [
-    "DEFAULT_MAX_CALLS", "FINAL_TOOL", "Caller", "ToolFormatName", "ToolOptions", "PromptOrMessages", "ToolStreamEvent",
+    "DEFAULT_MAX_CALLS", "FINAL_TOOL", "TOOL_ERRORS", "Caller", "ToolErrors", "ToolFormatName", "ToolOptions",
+    "PromptOrMessages", "ToolStreamEvent",
     "one_call", "run_steps", "tool_format_for", "turn_steps",
 ]

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
-from .._errors import ToolExecutionError
+from pydantic_core import to_json
+
+from .._backends._seam import Message
+from .._errors import ModelRetry, ToolExecutionError
 from ._tool import Tool
 
 T = TypeVar("T")
@@ -28,12 +32,15 @@ class ToolCall:
 
     def invoke(self) -> Any:
         """Run the tool's function with these arguments (an async function is run to
-        completion in a fresh event loop). Raises ToolExecutionError if it raises."""
+        completion in a fresh event loop). Raises ToolExecutionError if it raises
+        (:class:`~structgen.ModelRetry` passes through as it is: a request, not a failure)."""
         function = self._function()
         try:
             if inspect.iscoroutinefunction(function):
                 return asyncio.run(function(**self.tool.keywords(self.arguments)))
             return function(**self.tool.keywords(self.arguments))
+        except ModelRetry:
+            raise
         except Exception as e:
             raise ToolExecutionError(f"tool {self.name} raised {type(e).__name__}: {e}", call=self) from e
 
@@ -44,8 +51,17 @@ class ToolCall:
             if inspect.iscoroutinefunction(function):
                 return await function(**self.tool.keywords(self.arguments))
             return await asyncio.to_thread(function, **self.tool.keywords(self.arguments))
+        except ModelRetry:
+            raise
         except Exception as e:
             raise ToolExecutionError(f"tool {self.name} raised {type(e).__name__}: {e}", call=self) from e
+
+    def result_message(self, result: Any) -> Message:
+        """The ``tool`` message that gives the model this call's ``result``: a string as it
+        is, anything else as JSON; an exception the tool raised as its type and message
+        (:class:`~structgen.ModelRetry`: its message, asking for a corrected call), so that
+        the model can retry or change course."""
+        return Message("tool", result_text(result), tool_call_id=self.id, name=self.name)
 
     def _function(self) -> Any:
         if self.tool.function is None:
@@ -73,6 +89,16 @@ class ToolTurn:
     truncated: bool = False
     reasoning: str = field(default="", repr=False)
 
+    @property
+    def message(self) -> Message:
+        """The assistant message that records this turn in a conversation: its calls, with
+        their ids (which each call's :meth:`ToolCall.result_message` names), or its reply. A
+        conversation continues with it, the calls' results and the next user message."""
+        calls = tuple(
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.text}} for c in self.calls
+        )
+        return Message("assistant", self.text or "", calls)
+
 
 @dataclass(frozen=True)
 class ArgumentsDelta:
@@ -83,17 +109,50 @@ class ArgumentsDelta:
     text: str
 
 
+RunEnd = Literal["answer", "final_result", "repeated"]
+"""Why a ``run_tools`` run ended: the model answered in words; it called ``final_result`` (the
+typed answer); or it repeated the calls of the step before, whose results it already had, and
+was asked for its answer instead (the loop guard)."""
+
+
 @dataclass(frozen=True)
 class ToolRun(Generic[T]):
     """The end of ``run_tools``: the final ``output`` (typed when ``output_type`` was given, the
-    model's text otherwise), every call made with its result, the whole conversation, the
-    usage summed over every step, and each turn's reasoning in order (``reasoning=``)."""
+    model's text otherwise), every call made with its result (an exception a tool raised, where
+    it was fed back), the whole conversation (``messages``: pass them, with the next user
+    message, to ``run_tools`` again to continue), the usage summed over every step, each
+    turn's reasoning in order (``reasoning=``), every step's :class:`ToolTurn` in order
+    (``turns``: its calls and its own usage, such as the prompt tokens it evaluated) and why
+    the run ended (``ended``)."""
 
     output: T
     calls: list[tuple[ToolCall, Any]]
     messages: Sequence[Any]
     usage: Any = field(default=None, repr=False)
     reasoning: tuple[str, ...] = field(default=(), repr=False)
+    turns: tuple[ToolTurn, ...] = field(default=(), repr=False)
+    ended: RunEnd = "answer"
 
 
-__all__ = ["ArgumentsDelta", "ToolCall", "ToolRun", "ToolTurn"]
+#: How the result of a call whose tool raised begins (what grounding reads: such a call may be
+#: made again as it was).
+FAILED = "Error: "
+
+
+def result_text(result: Any) -> str:
+    """What the model reads of a call's result (see :meth:`ToolCall.result_message`)."""
+    if isinstance(result, ModelRetry):
+        return f"{result} Correct the call and try again."
+    if isinstance(result, ToolExecutionError) and result.__cause__ is not None:
+        result = result.__cause__
+    if isinstance(result, BaseException):
+        return f"{FAILED}{type(result).__name__}: {result}"
+    if isinstance(result, str):
+        return result
+    try:
+        return to_json(result).decode("utf-8")
+    except Exception:  # pydantic cannot serialize it: its repr is what the model can read
+        return json.dumps(repr(result))
+
+
+__all__ = ["FAILED", "ArgumentsDelta", "RunEnd", "ToolCall", "ToolRun", "ToolTurn", "result_text"]

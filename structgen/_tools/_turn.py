@@ -37,11 +37,12 @@ from ._tool import Tool
 from .._generate._attempts import Attempts, Sampling
 from .._generate._output import validation_errors
 from .policy._copied import argument_tries
-from .policy._decision import GROUNDINGS, canonical, no_grounding
+from .policy._decision import GROUNDINGS, canonical, made_since_request, no_grounding
 from .policy._later_calls import LATER_CALLS
-from .policy._gate import Meanings, Plan, plan
+from .policy._gate import Meanings, Plan, own_steps_plan, plan
 from .policy._policies import (
-    KEEPS_CALL_IN_REPLY, LISTS_EVERY_TOOL, POLICY_RULES, SCORES_WHOLE_ALTERNATIVES, SHOWS_TOOLS_IN_REPLY, Policy,
+    KEEPS_CALL_IN_REPLY, LATER_STEPS_OWN, LISTS_EVERY_TOOL, POLICY_RULES, SCORES_WHOLE_ALTERNATIVES,
+    SHOWS_TOOLS_IN_REPLY, Policy,
 )
 from ._formats import JSON_FORMAT, ToolFormat
 from .._generate._steps import PULL, SHUT, Open, Steps, complete
@@ -97,15 +98,18 @@ def run_turn(
     rules = settings.policy
     usage = Usage()
     decided = Plan(settings.callable_tools, grounding="none")
-    if settings.tool_choice in ("auto", "required"):
+    if settings.tool_choice == "auto" and _follows_results(conversation) and LATER_STEPS_OWN[rules.later_steps]:
+        decided = own_steps_plan(decided.tools)
+    elif settings.tool_choice in ("auto", "required"):
         required = settings.tool_choice == "required"
         decided = yield from plan(
             rules.decision, decided.tools, conversation, meanings, required=required,
             offered_tools=rules.offered_tools, channel=rules.channel)
     if decided.tools:
-        # The model sees what it may call; or, under listed_tools="all", every tool, as a reply in
+        # The model sees what it may call; or, as listed_tools says, every tool, as a reply in
         # words shown them does: the prompt is then the same on every turn with these tools.
-        listed = settings.tools if LISTS_EVERY_TOOL[rules.listed_tools] and fmt.native else decided.tools
+        every = LISTS_EVERY_TOOL[rules.listed_tools](_holds_calls(conversation))
+        listed = settings.tools if every and fmt.native else decided.tools
         messages, template_tools = fmt.render(conversation, listed)
         fully = decided.grounding == "every"
         later = LATER_CALLS[rules.offered_call]
@@ -119,7 +123,12 @@ def run_turn(
                 return grounds([call], conversation, fully)
             return later.keeps(call, earlier, conversation, fully)
 
-        keep = kept if decided.grounding != "none" or decided.lazy else None
+        if not decided.checked:  # every call stands, but one asking again for a result the model has
+            known = made_since_request(conversation)
+            keep: Callable[[ToolCall, Sequence[ToolCall]], bool] | None = (
+                lambda call, earlier: (call.name, canonical(call.text)) not in known)
+        else:
+            keep = kept if decided.grounding != "none" or decided.lazy else None
         tries = argument_tries(
             rules.arguments, decided.tools, conversation,
             asks_action=decided.asks_action, listed_values=rules.listed_values,
@@ -133,8 +142,9 @@ def run_turn(
                 turn, usage = None, usage + error.usage  # no call fits in the budget: answer instead
             if turn is not None:
                 # ``keep`` judged each call as it streamed; judged again here for a backend that
-                # sends its text only at the end.
-                if keep is None or grounds(turn.calls, conversation, fully):
+                # sends its text only at the end. A turn whose every call was refused answers.
+                refused = not turn.calls and turn.text is None
+                if not refused and (keep is None or grounds(turn.calls, conversation, fully)):
                     return replace(turn, usage=usage + turn.usage)
                 usage = usage + turn.usage
             yield None  # what was streamed of the call is void
@@ -157,6 +167,11 @@ def run_turn(
             yield from loose
             return ToolTurn(loose, None, usage, completion.text, False, thought)
     return ToolTurn([], completion.text, usage, completion.text, completion.finish_reason != "stop", thought)
+
+
+def _follows_results(conversation: Sequence[Message]) -> bool:
+    """Whether the step follows tool results (of the same request: they come after it)."""
+    return bool(conversation) and conversation[-1].role == "tool"
 
 
 def _holds_calls(conversation: Sequence[Message]) -> bool:
@@ -185,7 +200,7 @@ def _call_turn(
     # Under "auto" a judged turn always writes a second call, kept only if it adds something
     # said: small models stop after one call where two were asked for.
     offered = 2 if keep is not None and not decided.lazy and settings.tool_choice == "auto" else 1
-    if decided.lazy and keep is not None and most > 1:  # tool-trained models, too, write one call of two
+    if decided.lazy and decided.checked and keep is not None and most > 1:  # tool-trained models, too, write one call of two
         offered = 2
     grammar, choices = fmt.grammar(grammar_tools or tools, max_calls=most, min_calls=offered, lazy=decided.lazy)
     triggers = fmt.triggers(tools) if decided.lazy else ()
@@ -314,14 +329,6 @@ def new_call_id() -> str:
     return "".join(secrets.choice(_ID_CHARS) for _ in range(9))
 
 
-def call_message(turn: ToolTurn, fmt: ToolFormat = JSON_FORMAT) -> Message:
-    """The assistant message that records ``turn`` in a conversation."""
-    calls = tuple(
-        {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.text}} for c in turn.calls
-    )
-    return Message("assistant", turn.text or "", calls)
-
-
 class _CallReader:
     """Follows a call turn's text as it grows: argument deltas of the call being written and
     each call, validated, once its JSON is complete."""
@@ -419,4 +426,4 @@ class _CallReader:
                 self.sent = len(arguments)
 
 
-__all__ = ["ToolChoice", "TurnSettings", "call_message", "run_turn"]
+__all__ = ["ToolChoice", "TurnSettings", "run_turn"]

@@ -6,10 +6,12 @@ shares words with, and whether a proposed call is grounded in what was said.
   decision lets only such tools be called (text in another script than the tools' abstains:
   every tool counts); ``"meaning"`` counts shared words as one signal among others
   (``_gate``).
-- **grounding**, after each call is written: the call repeats no earlier call, and a value it
-  chose itself (not a default, not one the schema lists) appears as whole words or numbers in
-  the latest user message or the tool results after it (or the tool takes no arguments); a
-  later call of a tool in the same turn also adds a said word no earlier call of that tool chose.
+- **grounding**, after each call is written: the call repeats no call made since the latest
+  user message, and a value it chose itself (not a default, not one the schema lists) appears
+  as whole words or numbers in what the conversation has said: any user message or tool
+  result (:func:`heard_in`: a file name an earlier ``ls`` returned, a booking id from an earlier
+  turn), or the tool takes no arguments; a later call of a tool in the same turn also adds a
+  said word no earlier call of that tool chose.
   *Fully* grounded: every value it chose appears there ("What is 12 plus 30?" for ``add(a, b)``).
   Whether a turn's first call is checked so is the ``grounding`` rule (:data:`GROUNDINGS`); its
   later calls are judged by the ``offered_call`` rule (``_later_calls``).
@@ -25,7 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from ..._backends._seam import Message
-from .._calls import ToolCall
+from .._calls import FAILED, ToolCall
 from .._tool import Tool
 
 _STEM = 5  # words compare by their first letters once common suffixes are gone
@@ -39,11 +41,32 @@ STOP_WORDS = frozenset(
 
 
 def said(conversation: Sequence[Message], *, tool_results: bool = True) -> str:
-    """What calls are grounded in: the latest user message and the tool results after it
-    (words of older turns no longer make a tool relevant or ground a call)."""
-    last = max((i for i, m in enumerate(conversation) if m.role == "user"), default=0)
+    """The request: the latest user message and the tool results after it (words of older
+    turns no longer make a tool relevant)."""
     roles = ("user", "tool") if tool_results else ("user",)
-    return " ".join(m.content for m in conversation[last:] if m.role in roles)
+    return " ".join(m.content for m in conversation[_latest_request(conversation):] if m.role in roles)
+
+
+def heard_in(conversation: Sequence[Message]) -> str:
+    """What calls are grounded in: every user message and tool result of the conversation, so
+    that a value an earlier turn said or a tool returned grounds a call of a later step."""
+    return " ".join(m.content for m in conversation if m.role in ("user", "tool"))
+
+
+def _latest_request(conversation: Sequence[Message]) -> int:
+    return max((i for i, m in enumerate(conversation) if m.role == "user"), default=0)
+
+
+def made_since_request(conversation: Sequence[Message]) -> set[tuple[str, str]]:
+    """The calls made since the latest user message, but those whose tool raised (a call that
+    failed may be made again as it was: the failure may have been passing)."""
+    recent = conversation[_latest_request(conversation):]
+    failed = {m.tool_call_id for m in recent if m.role == "tool" and m.content.startswith(FAILED)}
+    return {
+        (c["function"]["name"], canonical(c["function"]["arguments"]))
+        for m in recent for c in m.tool_calls
+        if isinstance(c.get("function"), dict) and c.get("id") not in failed
+    }
 
 
 def shared_words(text: str, tool: Tool) -> int:
@@ -64,8 +87,8 @@ def grounded(
     calls: Sequence[ToolCall], conversation: Sequence[Message], *, fully: bool = False,
     earlier: Sequence[ToolCall] = (), across_tools: bool = False,
 ) -> bool:
-    """Whether some call is new and grounded in what was said (:func:`said`): it repeats no
-    call made earlier in the conversation, and one of the values it chose appears there as
+    """Whether some call is new and grounded in what was said (:func:`heard_in`): it repeats no
+    call made since the latest user message (but one whose tool raised), and one of the values it chose appears there as
     whole words or numbers (or its tool takes no arguments). A value the schema supplied —
     the parameter's default, or one of the values it lists — was not chosen and counts for
     nothing.
@@ -76,11 +99,8 @@ def grounded(
     or repeats part of a place an earlier call named, adds nothing the user asked for; another
     tool may take the same values: "the median and the variance of 3, 4, 5"). With
     ``across_tools`` the word must be new to every earlier call, whatever its tool."""
-    heard = _words(said(conversation))
-    made = {
-        (c["function"]["name"], canonical(c["function"]["arguments"]))
-        for m in conversation for c in m.tool_calls if isinstance(c.get("function"), dict)
-    }
+    heard = _words(heard_in(conversation))
+    made = made_since_request(conversation)
     for call in calls:
         if (call.name, canonical(call.text)) in made:
             continue
@@ -228,6 +248,6 @@ def _words(text: str) -> frozenset[str]:
 
 __all__ = [
     "GROUNDINGS", "GroundingName", "GroundingRule", "STOP_WORDS", "canonical", "chosen_values", "grounded",
-    "names_another_tool", "no_grounding", "relevant_tools", "said", "said_grounding", "shared_words", "tool_text",
+    "heard_in", "made_since_request", "names_another_tool", "no_grounding", "relevant_tools", "said", "said_grounding", "shared_words", "tool_text",
     "word_list",
 ]

@@ -130,12 +130,15 @@ class Plan:
     was said, or those with "every" chosen value said. ``lazy``: the model writes freely and a
     call starts only where it opens one. ``asks_action``: the ranking weighed whether the request
     asks for an action (``"action"`` with its signal) and found it does (the signal above 0),
-    which ``arguments="auto"`` reads."""
+    which ``arguments="auto"`` reads. ``checked``: the turn's calls are judged (the first by
+    grounding where ``grounding`` asks, later ones by the ``offered_call`` rule, a second call
+    offered under a lazy plan); unchecked, every call the model writes stands."""
 
     tools: list[Tool]
     grounding: Grounding = "some"
     lazy: bool = False
     asks_action: bool = False
+    checked: bool = True
 
 
 @dataclass(frozen=True)
@@ -392,6 +395,13 @@ def _scored_plan(
     return Plan(OFFERED[offered_tools](ranked, required), "none" if required else "some", asks_action=asks)
 
 
+def own_steps_plan(tools: Sequence[Tool]) -> Plan:
+    """A step after tool results under ``later_steps="model"``: the model's own choice, every
+    call it writes standing (a tool-trained model reads a result and decides whether to call
+    again; the request has not changed, so the gate would only decide as it did before)."""
+    return Plan(list(tools), grounding="none", lazy=True, checked=False)
+
+
 def _settled(plan: Plan) -> Steps[None, Plan]:
     """A plan that needs no backend request, as steps (every decision is run alike)."""
     return plan
@@ -425,6 +435,7 @@ __all__ = [
     "CHANNEL_RANGE", "CHANNEL_USUAL", "CHANNEL_WEIGHED", "CHAT_CONTEXT", "ChannelRule", "ChannelScoring",
     "DECISIONS", "DECISION_PLANS", "DEFAULT_DECISION", "DecisionName", "Evidence", "Meanings", "MeaningsLoader",
     "OFFERED", "OfferedRule", "OfferedTools", "Plan", "PlanRule", "action_plan", "channel_scores", "channel_steps",
-    "close_tools", "every_tool", "fitting_tools", "meaning_plan", "model_plan", "no_tool", "plan", "probability",
+    "close_tools", "every_tool", "fitting_tools", "meaning_plan", "model_plan", "no_tool", "own_steps_plan", "plan",
+    "probability",
     "tool_context", "undecided_tool", "weigh", "words_plan",
 ]

@@ -9,7 +9,7 @@ decisions themselves are in ``_gate``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -18,16 +18,26 @@ from ._decision import GROUNDINGS, GroundingName
 from ._gate import (
     CHANNEL_WEIGHED, DECISION_PLANS, DECISIONS, DEFAULT_DECISION, OFFERED, ChannelScoring, DecisionName, OfferedTools,
 )
+
+LaterSteps = Literal["gate", "model"]
+"""How a step that follows tool results of the same request decides (see :class:`Policy`)."""
+#: ``later_steps``: whether such a step is the model's own choice rather than the decision's again.
+LATER_STEPS_OWN: dict[LaterSteps, bool] = {"gate": False, "model": True}
 from ._later_calls import LATER_CALLS, OfferedCall
 
 CallInReply = Literal["text", "kept"]
 """What becomes of a call the model writes in a reply the decision chose (see :class:`Policy`)."""
 #: ``call_in_reply``: whether a call the model wrote in a reply in words is kept as the turn's call.
 KEEPS_CALL_IN_REPLY: dict[CallInReply, bool] = {"text": False, "kept": True}
-ListedTools = Literal["offered", "all"]
+ListedTools = Literal["offered", "all", "offered-until-calls"]
 """Which tools a call turn's prompt lists, where the chat template renders tools (see :class:`Policy`)."""
-#: ``listed_tools``: whether a call turn's prompt lists every tool of the turn, not only those offered.
-LISTS_EVERY_TOOL: dict[ListedTools, bool] = {"offered": False, "all": True}
+#: ``listed_tools``: whether a call turn's prompt lists every tool of the turn, not only those
+#: offered, by whether the conversation already holds a call or a tool result.
+LISTS_EVERY_TOOL: dict[ListedTools, Callable[[bool], bool]] = {
+    "offered": lambda holds_calls: False,
+    "all": lambda holds_calls: True,
+    "offered-until-calls": lambda holds_calls: holds_calls,
+}
 
 ReplyTools = Literal["all", "none"]
 """Which tools a reply in words is shown, where the chat template renders tools (see :class:`Policy`)."""
@@ -53,6 +63,7 @@ RULES: dict[str, Mapping[Any, object]] = {
     "listed_values": LISTED_VALUES,  # _copied: whether a listed value the request names is the only one
     "alternatives": SCORES_WHOLE_ALTERNATIVES,  # how a tool's name and a listed value are chosen
     "reply_tools": SHOWS_TOOLS_IN_REPLY,  # which tools a reply in words is shown
+    "later_steps": LATER_STEPS_OWN,  # how a step after tool results of the same request decides
 }
 
 
@@ -87,7 +98,10 @@ class Policy:
     - ``listed_tools``: which tools a call turn's prompt lists where the chat template renders
       tools: ``"offered"``, those the decision lets the turn call; ``"all"``, every tool of the
       turn, as a reply in words shown them lists them (the grammar still calls only the offered
-      ones), so that turns with the same tools share one prompt prefix, evaluated once.
+      ones), so that turns with the same tools share one prompt prefix, evaluated once;
+      ``"offered-until-calls"``, the offered ones until the conversation holds a call or a tool
+      result, every tool after that (an agent's steps then share one prompt prefix, the
+      listing included, and each evaluates only what was added since the step before).
     - ``grounding``: whether a turn whose decision checks its calls keeps its first call only
       where a value it chose was said (``"said"``: every value, where the decision asks that) or
       as written (``"off"``); later calls are judged by ``offered_call`` either way. A decision
@@ -102,7 +116,12 @@ class Policy:
     - ``reply_tools``: which tools a reply in words is shown where the chat template renders
       tools: ``"all"``, every tool of the turn; ``"none"``, none until the conversation holds a
       call or a tool result (a template may need the tools to render those), so that the model
-      answers as without tools instead of writing a call as text, from a shorter prompt."""
+      answers as without tools instead of writing a call as text, from a shorter prompt.
+    - ``later_steps``: how a step decides that follows tool results of the same request (an
+      agent's second step, and on): ``"gate"``, as the request's first step did (the decision
+      again, its calls judged); ``"model"``, the model's own choice (it reads the results and
+      calls again or answers; the call grammar lazy on its openers, every call it writes
+      standing)."""
 
     decision: DecisionName
     arguments: ArgumentsName
@@ -115,6 +134,7 @@ class Policy:
     listed_values: ListedValues = "named"
     alternatives: Alternatives = "whole"
     reply_tools: ReplyTools = "all"
+    later_steps: LaterSteps = "gate"
 
     def __post_init__(self) -> None:
         for name, values in RULES.items():
@@ -142,12 +162,14 @@ POLICIES: tuple[PolicyName, ...] = ("auto", "model", "tool-trained", "small-mode
 #: names scored whole (the same cases right, without a scoring batch per name). Grounding stays:
 #: without it each model lost three irrelevant requests. A reply in words is shown no tools, as
 #: the generic format's: shown them, both models wrote a call as the reply to most requests the
-#: gate answers in words.
+#: gate answers in words. Once the conversation holds a call, every step lists every tool, so that
+#: an agent's steps share one prompt prefix (a request's first step is as before).
 POLICY_RULES: dict[ResolvedPolicy, Policy] = {
     "model": Policy(decision="model", arguments="free", offered_call="new-word", listed_values="any"),
     "tool-trained": Policy(
         decision=DEFAULT_DECISION, arguments="free", offered_call="new-word-or-tool", offered_tools="fitting",
-        channel="undecided", listed_values="any", alternatives="tokens", reply_tools="none"),
+        channel="undecided", listed_values="any", alternatives="tokens", reply_tools="none",
+        listed_tools="offered-until-calls"),
     "small-model": Policy(decision=DEFAULT_DECISION, arguments=DEFAULT_ARGUMENTS, offered_call="same-tool"),
 }
 #: What ``policy="auto"`` means for a model whose chat template renders tools (True: trained to
@@ -185,7 +207,7 @@ def policy_rules(
 
 __all__ = [
     "AUTO_POLICY", "Alternatives", "CallInReply", "ChannelScoring", "DECISIONS", "DEFAULT_DECISION", "DecisionName",
-    "GroundingName", "KEEPS_CALL_IN_REPLY", "LISTS_EVERY_TOOL", "ListedTools", "ListedValues", "OfferedCall",
+    "GroundingName", "KEEPS_CALL_IN_REPLY", "LATER_STEPS_OWN", "LISTS_EVERY_TOOL", "LaterSteps", "ListedTools", "ListedValues", "OfferedCall",
     "OfferedTools", "POLICIES", "POLICY_RULES", "Policy", "PolicyName", "RULES", "ReplyTools", "ResolvedPolicy",
     "SCORES_WHOLE_ALTERNATIVES", "SHOWS_TOOLS_IN_REPLY", "policy_rules", "resolve_policy",
 ]
