@@ -227,7 +227,7 @@ def test_a_raising_tool_is_a_typed_error_with_the_call(llm: sg.LLM) -> None:
         raise ConnectionError("market closed")
 
     with pytest.raises(sg.ToolExecutionError) as info:
-        llm.run_tools("What is the stock price of AAPL?", [get_stock])
+        llm.run_tools("What is the stock price of AAPL?", [get_stock], tool_errors="raise")
     assert info.value.call.name == "get_stock"
     assert isinstance(info.value.__cause__, ConnectionError)
     assert [m.role for m in info.value.messages][-1] == "assistant"
