@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -343,6 +344,19 @@ def broken(city: str) -> str:
     raise RuntimeError("down")
 
 
+def failing_once() -> Callable[[str], str]:
+    """A lookup whose first call raises ConnectionError."""
+    failures = [ConnectionError("busy")]
+
+    def lookup_once(city: str) -> str:
+        """Look a city up."""
+        if failures:
+            raise failures.pop()
+        return f"{city} is nice"
+
+    return lookup_once
+
+
 def test_a_raising_tool_ends_the_run_with_the_conversation_when_asked_on_both_drivers() -> None:
     for driver in ("blocking", "asyncio"):
         llm = sg.LLM.from_backend(ScriptedBackend(written("Paris").replace("lookup", "broken")))
@@ -409,17 +423,9 @@ def test_the_same_calls_again_end_the_run_with_an_answer_not_a_loop() -> None:
     assert backend.requests[2].gbnf.startswith("root ::= ([^")  # the closing step is a reply in words
 
     # a call that failed may be tried again as it was: its result is not known
-    flaky = [RuntimeError("down"), None]
-
-    def lookup_once(city: str) -> str:
-        """Look a city up."""
-        error = flaky.pop(0)
-        if error is not None:
-            raise error
-        return f"{city} is nice"
-
     again = [written("Oslo").replace("lookup", "lookup_once")] * 3
-    run = sg.LLM.from_backend(ScriptedBackend(*again, "Oslo is nice.")).run_tools("Oslo?", [lookup_once], policy=unsaid)
+    run = sg.LLM.from_backend(ScriptedBackend(*again, "Oslo is nice.")).run_tools(
+        "Oslo?", [failing_once()], policy=unsaid)
     assert run.ended == "repeated" and len(run.turns) == 4
     assert isinstance(run.calls[0][1], sg.ToolExecutionError) and run.calls[1][1] == "Oslo is nice"
 
@@ -430,18 +436,9 @@ def test_the_same_calls_again_end_the_run_with_an_answer_not_a_loop() -> None:
 
 
 def test_grounding_lets_a_call_that_failed_be_made_again_as_it_was() -> None:
-    flaky = [ConnectionError("busy"), None]
-
-    def lookup_once(city: str) -> str:
-        """Look a city up."""
-        error = flaky.pop(0)
-        if error is not None:
-            raise error
-        return f"{city} is nice"
-
     calls = [written("Paris").replace("lookup", "lookup_once")] * 3  # the third repeats a success
     run = sg.LLM.from_backend(ScriptedBackend(*calls, "Paris is nice.")).run_tools(
-        "Tell me about the city of paris.", [lookup_once], decision="words")
+        "Tell me about the city of paris.", [failing_once()], decision="words")
     assert [r if isinstance(r, str) else type(r.__cause__).__name__ for _, r in run.calls] == [
         "ConnectionError", "Paris is nice"]
     assert run.output == "Paris is nice." and run.ended == "answer"
