@@ -133,6 +133,15 @@ def test_relevance_reads_the_latest_request_and_grounding_the_whole_conversation
     assert grounded([call("Lima")], after)
 
 
+def test_a_later_call_of_the_turn_must_add_a_word_of_this_request() -> None:
+    """Words of an earlier turn ground a first call, not a second one: in an agent's later turn
+    the offered call would otherwise repeat what the user asked before."""
+    old = [Message("user", "Weather in Oslo?"), Message("assistant", "Sunny."), Message("user", "And in Lima?")]
+    assert grounded([call("Oslo")], old)
+    assert not grounded([call("Oslo")], old, earlier=[call("Lima")])
+    assert grounded([call("Lima")], old, earlier=[call("Paris")])
+
+
 def names_in(conversation: list[Message]) -> list[str]:
     return [t.name for t in relevant_tools(TOOLS, conversation)]
 

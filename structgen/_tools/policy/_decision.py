@@ -95,11 +95,13 @@ def grounded(
 
     ``fully``: every value the call chose appears there, and there is at least one.
     ``earlier``: the calls the same turn made before; a call after some of the same tool must
-    also add a said word none of those chose (a second call that only changes a listed value,
-    or repeats part of a place an earlier call named, adds nothing the user asked for; another
-    tool may take the same values: "the median and the variance of 3, 4, 5"). With
+    also add a word of the latest request (or a tool result since) none of those chose (a
+    second call that only changes a listed value, or repeats part of a place an earlier call
+    named, adds nothing the user asked for; another tool may take the same values: "the median
+    and the variance of 3, 4, 5"). With
     ``across_tools`` the word must be new to every earlier call, whatever its tool."""
     heard = _words(heard_in(conversation))
+    asked = _words(said(conversation))
     made = made_since_request(conversation)
     for call in calls:
         if (call.name, canonical(call.text)) in made:
@@ -112,8 +114,12 @@ def grounded(
         if not ((all(found) and values) if fully else any(found)):
             continue
         before = [c for c in earlier if across_tools or c.name == call.name]
+        if not before:
+            return True
+        # A later call of the turn must add a word of this request (or a result since): words of
+        # earlier turns ground a call, but do not make a second one asked for.
         used = {w for c in before for value in chosen_values(c) for w in word_list(value)}
-        if not before or any(ok and _adds(value, heard, used) for value, ok in zip(values, found)):
+        if any(ok and _adds(value, asked, used) for value, ok in zip(values, found)):
             return True
     return False
 
