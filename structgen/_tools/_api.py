@@ -30,7 +30,7 @@ from .._generate._steps import Raised, Run, Steps
 from ._turn import ToolChoice, TurnEvent, TurnSettings, run_turn
 from ._formats import ToolFormat, format_for
 from .policy._copied import ArgumentsName
-from .policy._decision import canonical
+from .policy._decision import CallKey, call_key
 from .policy._gate import DecisionName, Meanings, MeaningsLoader
 from .policy._policies import Policy, PolicyName, policy_rules
 from .._generate._messages import as_messages
@@ -192,9 +192,9 @@ class _Loop:
         #: The (tool, arguments) of the calls whose results the model has (a call that failed in two
         #: steps in a row counts: its error): of the step before, and of every step (a typed run,
         #: where every step must call, is done when it repeats any); and the calls of the step before.
-        self.known_last: set[tuple[str, str]] = set()
-        self.tried_last: set[tuple[str, str]] = set()
-        self.known: set[tuple[str, str]] = set()
+        self.known_last: set[CallKey] = set()
+        self.tried_last: set[CallKey] = set()
+        self.known: set[CallKey] = set()
         self.reasoning: list[str] = []
 
     def next_turn(self) -> Steps[TurnEvent, ToolTurn]:
@@ -224,7 +224,7 @@ class _Loop:
     def repeats(self, turn: ToolTurn) -> bool:
         """Whether every call of ``turn`` asks again for a result the model already has."""
         known = self.known if self.final is not None else self.known_last
-        return all(_key(call) in known for call in turn.calls)
+        return all(call_key(call.name, call.text) in known for call in turn.calls)
 
     def done(self, turn: ToolTurn) -> bool:
         return not turn.calls or any(call.tool is self.final for call in turn.calls)
@@ -255,14 +255,11 @@ class _Loop:
             outcome = result.error if isinstance(result, Raised) else result
             self.calls.append((call, outcome))
             self.messages.append(call.result_message(outcome))
-            self.tried_last.add(_key(call))
-            if not isinstance(result, Raised) or _key(call) in tried:  # failed once may pass; twice, it is known
-                self.known_last.add(_key(call))
+            key = call_key(call.name, call.text)
+            self.tried_last.add(key)
+            if not isinstance(result, Raised) or key in tried:  # failed once may pass; twice, it is known
+                self.known_last.add(key)
         self.known |= self.known_last
-
-
-def _key(call: ToolCall) -> tuple[str, str]:
-    return call.name, canonical(call.text)
 
 
 def _final_tool(output_type: Any) -> tuple[Tool, bool]:

@@ -37,7 +37,7 @@ from ._tool import Tool
 from .._generate._attempts import Attempts, Sampling
 from .._generate._output import validation_errors
 from .policy._copied import argument_tries
-from .policy._decision import GROUNDINGS, canonical, made_since_request, no_grounding
+from .policy._decision import GROUNDINGS, CallKey, call_key, made_since_request, no_grounding
 from .policy._later_calls import LATER_CALLS
 from .policy._gate import Meanings, Plan, own_steps_plan, plan
 from .policy._policies import (
@@ -126,7 +126,7 @@ def run_turn(
         if not decided.checked:  # every call stands, but one asking again for a result the model has
             known = made_since_request(conversation)
             keep: Callable[[ToolCall, Sequence[ToolCall]], bool] | None = (
-                lambda call, earlier: (call.name, canonical(call.text)) not in known)
+                lambda call, earlier: call_key(call.name, call.text) not in known)
         else:
             keep = kept if decided.grounding != "none" or decided.lazy else None
         tries = argument_tries(
@@ -200,7 +200,8 @@ def _call_turn(
     # Under "auto" a judged turn always writes a second call, kept only if it adds something
     # said: small models stop after one call where two were asked for.
     offered = 2 if keep is not None and not decided.lazy and settings.tool_choice == "auto" else 1
-    if decided.lazy and decided.checked and keep is not None and most > 1:  # tool-trained models, too, write one call of two
+    # Tool-trained models, too, write one call of two (an unchecked step is the model's alone).
+    if decided.lazy and decided.checked and keep is not None and most > 1:
         offered = 2
     grammar, choices = fmt.grammar(grammar_tools or tools, max_calls=most, min_calls=offered, lazy=decided.lazy)
     triggers = fmt.triggers(tools) if decided.lazy else ()
@@ -354,7 +355,7 @@ class _CallReader:
         self.text = ""
         self.done = 0
         self.calls: list[ToolCall] = []  # the valid calls streamed so far
-        self.seen: set[tuple[str, str]] = set()
+        self.seen: set[CallKey] = set()
         self.cut: int | None = None  # where the turn ends: a repeated call, or one not kept
         self.sent = 0  # characters of the current call's arguments already sent
         self._key = re.compile(r'"name"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*"' + re.escape(fmt.arguments_key) + r'"\s*:\s*')
@@ -392,7 +393,7 @@ class _CallReader:
         origin = self.origin
         calls = [(n, a, start + origin) for n, a, start in self.fmt.parse_spans(self.text[origin:])]
         for name, arguments, start in calls[self.done :]:
-            if (name, canonical(arguments)) in self.seen:
+            if call_key(name, arguments) in self.seen:
                 self.cut = self.fmt.call_start(self.text, start)
                 return
             tool = self.by_name.get(name)
@@ -414,7 +415,7 @@ class _CallReader:
                     self.keep is not None and not self.keep(call, self.calls)):
                 self.cut = self.fmt.call_start(self.text, start)
                 return
-            self.seen.add((name, canonical(arguments)))  # an invalid call's repeat is no repeat
+            self.seen.add(call_key(name, arguments))  # an invalid call's repeat is no repeat
             self.calls.append(call)
             yield call
         openings = list(self._key.finditer(self.text, origin))

@@ -57,13 +57,13 @@ def _latest_request(conversation: Sequence[Message]) -> int:
     return max((i for i, m in enumerate(conversation) if m.role == "user"), default=0)
 
 
-def made_since_request(conversation: Sequence[Message]) -> set[tuple[str, str]]:
+def made_since_request(conversation: Sequence[Message]) -> set[CallKey]:
     """The calls made since the latest user message, but those whose tool raised (a call that
     failed may be made again as it was: the failure may have been passing)."""
     recent = conversation[_latest_request(conversation):]
     failed = {m.tool_call_id for m in recent if m.role == "tool" and m.content.startswith(FAILED)}
     return {
-        (c["function"]["name"], canonical(c["function"]["arguments"]))
+        call_key(c["function"]["name"], c["function"]["arguments"])
         for m in recent for c in m.tool_calls
         if isinstance(c.get("function"), dict) and c.get("id") not in failed
     }
@@ -104,7 +104,7 @@ def grounded(
     asked = _words(said(conversation))
     made = made_since_request(conversation)
     for call in calls:
-        if (call.name, canonical(call.text)) in made:
+        if call_key(call.name, call.text) in made:
             continue
         properties = call.tool.parameters.get("properties") or {}
         if not properties:
@@ -192,6 +192,14 @@ def canonical(arguments: Any) -> str:
         return str(arguments)
 
 
+CallKey = tuple[str, str]
+
+
+def call_key(name: str, arguments: Any) -> CallKey:
+    """What tells a call from another: its tool's name and its arguments in one spelling."""
+    return name, canonical(arguments)
+
+
 def tool_text(tool: Tool) -> str:
     """A tool's own words: name, description, and each parameter's name, description and
     listed values."""
@@ -253,7 +261,7 @@ def _words(text: str) -> frozenset[str]:
 
 
 __all__ = [
-    "GROUNDINGS", "GroundingName", "GroundingRule", "STOP_WORDS", "canonical", "chosen_values", "grounded",
-    "heard_in", "made_since_request", "names_another_tool", "no_grounding", "relevant_tools", "said", "said_grounding", "shared_words", "tool_text",
-    "word_list",
+    "CallKey", "GROUNDINGS", "GroundingName", "GroundingRule", "STOP_WORDS", "call_key", "canonical", "chosen_values",
+    "grounded", "heard_in", "made_since_request", "names_another_tool", "no_grounding", "relevant_tools", "said",
+    "said_grounding", "shared_words", "tool_text", "word_list",
 ]

@@ -207,7 +207,8 @@ def policy_rules(
 
 __all__ = [
     "AUTO_POLICY", "Alternatives", "CallInReply", "ChannelScoring", "DECISIONS", "DEFAULT_DECISION", "DecisionName",
-    "GroundingName", "KEEPS_CALL_IN_REPLY", "LATER_STEPS_OWN", "LISTS_EVERY_TOOL", "LaterSteps", "ListedTools", "ListedValues", "OfferedCall",
-    "OfferedTools", "POLICIES", "POLICY_RULES", "Policy", "PolicyName", "RULES", "ReplyTools", "ResolvedPolicy",
-    "SCORES_WHOLE_ALTERNATIVES", "SHOWS_TOOLS_IN_REPLY", "policy_rules", "resolve_policy",
+    "GroundingName", "KEEPS_CALL_IN_REPLY", "LATER_STEPS_OWN", "LISTS_EVERY_TOOL", "LaterSteps", "ListedTools",
+    "ListedValues", "OfferedCall", "OfferedTools", "POLICIES", "POLICY_RULES", "Policy", "PolicyName", "RULES",
+    "ReplyTools", "ResolvedPolicy", "SCORES_WHOLE_ALTERNATIVES", "SHOWS_TOOLS_IN_REPLY", "policy_rules",
+    "resolve_policy",
 ]
