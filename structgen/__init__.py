@@ -117,7 +117,7 @@ _MOVED = {
 # Aliases of the values an option takes, no longer public: a caller writes the values, and a
 # function passing the options on annotates them with ToolOptions or GenerateOptions.
 _RETIRED = {
-    "ArgumentsName": ("._tools.policy._copied", "the `arguments` field of structgen.ToolOptions"),
+    "ArgumentsName": ("._tools.policy._policies", "the `arguments` field of structgen.ToolOptions"),
     "CallInReply": ("._tools.policy._policies", "the `call_in_reply` field of structgen.Policy"),
     "DecisionName": ("._tools.policy._policies", "the `decision` field of structgen.ToolOptions"),
     "DescribeStyle": ("._generate._describe", "the `describe` argument of structgen.structured"),

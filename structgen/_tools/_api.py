@@ -23,16 +23,14 @@ from typing_extensions import Unpack
 
 from .._backends._seam import Backend, Message, Reasoning, ReasoningDelta, TextDelta, Usage, chat_template_of
 from .._errors import MaxRoundsError, ToolExecutionError
-from ._calls import ArgumentsDelta, RunEnd, ToolCall, ToolRun, ToolTurn
+from ._calls import ArgumentsDelta, CallKey, RunEnd, ToolCall, ToolRun, ToolTurn, call_key
 from ._tool import FINAL_TOOL, Tool, ToolSource, as_tools, from_model
 from .._generate._attempts import Sampling, SamplingOptions
 from .._generate._steps import Raised, Run, Steps
 from ._turn import ToolChoice, TurnEvent, TurnSettings, run_turn
 from ._formats import ToolFormat, format_for
-from .policy._copied import ArgumentsName
-from .policy._decision import CallKey, call_key
-from .policy._gate import DecisionName, Meanings, MeaningsLoader
-from .policy._policies import Policy, PolicyName, policy_rules
+from .policy._meanings import Meanings, MeaningsLoader
+from .policy._policies import ArgumentsName, DecisionName, Policy, PolicyName, policy_rules
 from .._generate._messages import as_messages
 from .._generate._reasoning import ReasoningOption
 

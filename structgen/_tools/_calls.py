@@ -155,4 +155,24 @@ def result_text(result: Any) -> str:
         return json.dumps(repr(result))
 
 
-__all__ = ["FAILED", "ArgumentsDelta", "RunEnd", "ToolCall", "ToolRun", "ToolTurn", "result_text"]
+def canonical(arguments: Any) -> str:
+    """Arguments (JSON text or a value) in one spelling, to tell repeated calls."""
+    try:
+        value = json.loads(arguments) if isinstance(arguments, str) else arguments
+        return json.dumps(value, sort_keys=True)
+    except (TypeError, ValueError):
+        return str(arguments)
+
+
+CallKey = tuple[str, str]
+
+
+def call_key(name: str, arguments: Any) -> CallKey:
+    """What tells a call from another: its tool's name and its arguments in one spelling."""
+    return name, canonical(arguments)
+
+
+__all__ = [
+    "FAILED", "ArgumentsDelta", "CallKey", "RunEnd", "ToolCall", "ToolRun", "ToolTurn", "call_key", "canonical",
+    "result_text",
+]

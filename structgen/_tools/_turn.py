@@ -1,19 +1,16 @@
 """One tool-calling turn: decide between calling and answering, constrain the calls, validate.
 
-The steps of a turn, each a backend request whose usage is summed into the turn's:
+The turn runs the policy's rules phase by phase (``policy._table``; docs/policy.md):
 
-1. **Call**: the turn's grammar is the union of the tools' call shapes; the tool's name is
-   chosen by each whole name's likelihood (a whole-alternative choice), its arguments follow.
-   How many calls is the model's choice (at most ``max_calls``); a call that repeats an earlier
-   one of the same turn ends the turn there, since small models otherwise loop. Under
-   ``"auto"`` a judged turn is offered a second call, kept only if it adds something said.
-2. **Decide** (``tool_choice="auto"``): the turn's decision (``policy._gate``) says which tools
-   may be called, best first — none: the model answers in words without trying — and whether
-   calls are checked: the first as the policy's ``grounding`` rule says, a later one as its
-   ``offered_call`` rule says; the turn ends before the first call that is not kept. With no
-   call kept, and when the model cannot finish a call within ``max_tokens``, the model
-   answers in words.
-3. **Validate**: each call's arguments go through its tool's model; a validator the grammar
+1. **Decide** (``tool_choice="auto"`` or ``"required"``): which tools the step may call, best
+   first — none: the model answers in words without trying — and how its calls are judged.
+2. **Prompt**: which tools the call step's and the reply's prompts list.
+3. **Call**: the grammar (the grammar phase: the tries, how many calls are written) is the
+   union of the offered tools' call shapes; each call is judged as it streams (the keep phase)
+   and the step ends before the first one not kept, or one that repeats an earlier call of the
+   step (small models otherwise loop). With no call kept, or none fitting ``max_tokens``, the
+   model answers in words (the reply phase: a call written there may stand).
+4. **Validate**: each call's arguments go through its tool's model; a validator the grammar
    cannot express fails the turn into a retry, with the errors fed back.
 """
 
@@ -32,18 +29,14 @@ from .._backends._seam import (
     Completion, CompletionRequest, MemberRules, Message, Reasoning, ReasoningDelta, TextDelta, Usage,
 )
 from .._errors import BackendError, IncompleteOutputError, ValidatorError
-from ._calls import ArgumentsDelta, ToolCall, ToolTurn
+from ._calls import ArgumentsDelta, CallKey, ToolCall, ToolTurn, call_key
 from ._tool import Tool
 from .._generate._attempts import Attempts, Sampling
 from .._generate._output import validation_errors
-from .policy._copied import argument_tries
-from .policy._decision import GROUNDINGS, CallKey, call_key, made_since_request, no_grounding
-from .policy._later_calls import LATER_CALLS
-from .policy._gate import Meanings, Plan, own_steps_plan, plan
-from .policy._policies import (
-    KEEPS_CALL_IN_REPLY, LATER_STEPS_OWN, LISTS_EVERY_TOOL, POLICY_RULES, SCORES_WHOLE_ALTERNATIVES,
-    SHOWS_TOOLS_IN_REPLY, Policy,
-)
+from .policy import _table as rules
+from .policy._meanings import Meanings
+from .policy._phases import CallShape, Candidate, Plan, Reply, TurnContext
+from .policy._policies import POLICY_RULES, Policy
 from ._formats import JSON_FORMAT, ToolFormat
 from .._generate._steps import PULL, SHUT, Open, Steps, complete
 from .._generate._warnings import warn_looped
@@ -52,6 +45,10 @@ ToolChoice = Literal["auto", "required", "none"] | str
 """Whether a turn calls: "auto", "required", "none", or the name of the tool to call."""
 
 _ID_CHARS = string.ascii_letters + string.digits
+
+#: ``keep(call, earlier, offered)``: whether a call the model wrote after ``earlier`` of the same
+#: step is kept (the keep phase's rules); ``offered``: the grammar made the model write it.
+Keep = Callable[[ToolCall, Sequence[ToolCall], bool], bool]
 
 
 @dataclass(frozen=True)
@@ -95,65 +92,41 @@ def run_turn(
     backend requests (see ``_generate._steps``); returns the turn. ``meanings`` compares
     requests and tools by meaning (None: without sentence embeddings)."""
     fmt = settings.format
-    rules = settings.policy
     usage = Usage()
-    decided = Plan(settings.callable_tools, grounding="none")
-    if settings.tool_choice == "auto" and _follows_results(conversation) and LATER_STEPS_OWN[rules.later_steps]:
-        decided = own_steps_plan(decided.tools)
-    elif settings.tool_choice in ("auto", "required"):
-        required = settings.tool_choice == "required"
-        decided = yield from plan(
-            rules.decision, decided.tools, conversation, meanings, required=required,
-            offered_tools=rules.offered_tools, channel=rules.channel)
-    if decided.tools:
-        # The model sees what it may call; or, as listed_tools says, every tool, as a reply in
-        # words shown them does: the prompt is then the same on every turn with these tools.
-        every = LISTS_EVERY_TOOL[rules.listed_tools](_holds_calls(conversation))
-        listed = settings.tools if every and fmt.native else decided.tools
-        messages, template_tools = fmt.render(conversation, listed)
-        fully = decided.grounding == "every"
-        later = LATER_CALLS[rules.offered_call]
-        # The model's own turn: its first call is kept as written, and the second call it is
-        # offered only as ``offered_call`` says.
-        grounds = no_grounding if decided.lazy else GROUNDINGS[rules.grounding]
+    most = settings.max_calls if settings.parallel else 1
+    turn = TurnContext(conversation, settings.tools, settings.tool_choice, most, settings.policy, meanings,
+                       Plan(settings.callable_tools, grounding="none"))
+    if settings.tool_choice in ("auto", "required"):
+        turn = replace(turn, plan=(yield from rules.decide(turn)))
+    listed = rules.listing(turn)
+    if turn.plan.tools:
+        # A native template lists the tools the prompt rules say (the grammar still calls only
+        # the plan's); the generic format lists what may be called.
+        messages, template_tools = fmt.render(conversation, listed.call if fmt.native else turn.plan.tools)
+        shaped = rules.shape(turn)
 
-        def kept(call: ToolCall, earlier: Sequence[ToolCall]) -> bool:
-            """A turn's first call as the ``grounding`` rule says; a later one, as ``offered_call`` says."""
-            if not earlier:
-                return grounds([call], conversation, fully)
-            return later.keeps(call, earlier, conversation, fully)
+        def keep(call: ToolCall, earlier: Sequence[ToolCall], offered: bool) -> bool:
+            return rules.keeps(turn, Candidate(call, earlier, offered))
 
-        if not decided.checked:  # every call stands, but one asking again for a result the model has
-            known = made_since_request(conversation)
-            keep: Callable[[ToolCall, Sequence[ToolCall]], bool] | None = (
-                lambda call, earlier: call_key(call.name, call.text) not in known)
-        else:
-            keep = kept if decided.grounding != "none" or decided.lazy else None
-        tries = argument_tries(
-            rules.arguments, decided.tools, conversation,
-            asks_action=decided.asks_action, listed_values=rules.listed_values,
-        )
-        for grammar_tools in tries:
+        for grammar_tools in shaped.tries:
             try:
-                turn = yield from _call_turn(messages, template_tools, settings, decided, keep, grammar_tools)
+                called = yield from _call_turn(messages, template_tools, settings, turn.plan, keep, shaped, grammar_tools)
             except IncompleteOutputError as error:
                 if settings.tool_choice != "auto":
                     raise
-                turn, usage = None, usage + error.usage  # no call fits in the budget: answer instead
-            if turn is not None:
-                # ``keep`` judged each call as it streamed; judged again here for a backend that
-                # sends its text only at the end. A turn whose every call was refused answers.
-                refused = not turn.calls and turn.text is None
-                if not refused and (keep is None or grounds(turn.calls, conversation, fully)):
-                    return replace(turn, usage=usage + turn.usage)
-                usage = usage + turn.usage
+                called, usage = None, usage + error.usage  # no call fits in the budget: answer instead
+            if called is not None:
+                # ``keep`` judged each call as it streamed; the first judged again here for a
+                # backend that sends its text only at the end. A turn whose every call was
+                # refused answers.
+                refused = not called.calls and called.text is None
+                if not refused and (not called.calls or keep(called.calls[0], (), False)):
+                    return replace(called, usage=usage + called.usage)
+                usage = usage + called.usage
             yield None  # what was streamed of the call is void
     # In the generic format the reply is written as if no tools were offered: told about
-    # tools, small models write about calls instead of answering. Native templates keep the
-    # tools where the conversation holds calls (some cannot render them without), and before
-    # that as ``reply_tools`` says.
-    shown = fmt.native and (SHOWS_TOOLS_IN_REPLY[rules.reply_tools] or _holds_calls(conversation))
-    reply_messages, reply_tools = fmt.render(conversation, settings.tools if shown else ())
+    # tools, small models write about calls instead of answering.
+    reply_messages, reply_tools = fmt.render(conversation, listed.reply if fmt.native else ())
     request = CompletionRequest(
         messages=tuple(reply_messages), gbnf=_text_gbnf(fmt), max_tokens=settings.sampling.max_tokens,
         sampling=settings.sampling.settings, tools=reply_tools, reasoning=settings.reasoning,
@@ -161,22 +134,11 @@ def run_turn(
     completion = yield from complete(request)
     usage = usage + completion.usage
     thought = completion.reasoning.strip()
-    if KEEPS_CALL_IN_REPLY[rules.call_in_reply] and settings.tool_choice == "auto":
-        loose = _loose_calls(fmt, settings.tools, completion.text)
-        if loose:  # the model called although the decision chose words: its call stands
-            yield from loose
-            return ToolTurn(loose, None, usage, completion.text, False, thought)
+    answered = rules.reply(turn, Reply(completion.text, _loose_calls(fmt, settings.tools, completion.text)))
+    if answered.kept:  # the model called although the decision chose words: its call stands
+        yield from answered.kept
+        return ToolTurn(list(answered.kept), None, usage, completion.text, False, thought)
     return ToolTurn([], completion.text, usage, completion.text, completion.finish_reason != "stop", thought)
-
-
-def _follows_results(conversation: Sequence[Message]) -> bool:
-    """Whether the step follows tool results (of the same request: they come after it)."""
-    return bool(conversation) and conversation[-1].role == "tool"
-
-
-def _holds_calls(conversation: Sequence[Message]) -> bool:
-    """Whether the conversation holds a tool call or a tool's result."""
-    return any(m.tool_calls or m.role == "tool" for m in conversation)
 
 
 def _text_gbnf(fmt: ToolFormat) -> str:
@@ -187,23 +149,17 @@ def _text_gbnf(fmt: ToolFormat) -> str:
 
 
 def _call_turn(
-    messages: list[Message], template_tools: tuple[dict[str, Any], ...],
-    settings: TurnSettings, decided: Plan, keep: Callable[[ToolCall, Sequence[ToolCall]], bool] | None,
-    grammar_tools: Sequence[Tool] | None = None,
+    messages: list[Message], template_tools: tuple[dict[str, Any], ...], settings: TurnSettings, decided: Plan,
+    keep: Keep, shaped: CallShape, grammar_tools: Sequence[Tool],
 ) -> Steps[TurnEvent, ToolTurn]:
-    """The turn's calls; with ``keep``, the turn ends before the first call it refuses. Under
-    a lazy plan the model may answer in words instead: the turn then holds its text."""
+    """The turn's calls; the turn ends before the first call ``keep`` refuses. Under a lazy
+    plan the model may answer in words instead: the turn then holds its text."""
     fmt = settings.format
     budget = settings.sampling.max_tokens
     tools = decided.tools
     most = settings.max_calls if settings.parallel else 1
-    # Under "auto" a judged turn always writes a second call, kept only if it adds something
-    # said: small models stop after one call where two were asked for.
-    offered = 2 if keep is not None and not decided.lazy and settings.tool_choice == "auto" else 1
-    # Tool-trained models, too, write one call of two (an unchecked step is the model's alone).
-    if decided.lazy and decided.checked and keep is not None and most > 1:
-        offered = 2
-    grammar, choices = fmt.grammar(grammar_tools or tools, max_calls=most, min_calls=offered, lazy=decided.lazy)
+    offered = shaped.min_calls
+    grammar, choices = fmt.grammar(grammar_tools, max_calls=most, min_calls=offered, lazy=decided.lazy)
     triggers = fmt.triggers(tools) if decided.lazy else ()
     attempts = Attempts(messages, settings.sampling.max_retries, "call")
     for attempt in attempts:
@@ -213,12 +169,11 @@ def _call_turn(
         request = CompletionRequest(
             messages=tuple(attempts.conversation), gbnf=grammar.gbnf, root=grammar.root,
             max_tokens=budget, sampling=settings.sampling.settings,
-            choices=choices if SCORES_WHOLE_ALTERNATIVES[settings.policy.alternatives] else None,
+            choices=choices if shaped.whole_alternatives else None,
             tools=template_tools, members=None if fmt.native or triggers else MemberRules(),
             triggers=triggers, reasoning=settings.reasoning,
         )
-        reader = _CallReader(fmt, tools, keep, offered, lazy=decided.lazy,
-                             same_tool=LATER_CALLS[settings.policy.offered_call].offered_repeats_tool)
+        reader = _CallReader(fmt, tools, keep, offered, lazy=decided.lazy)
         completion: Completion | None = None
         thought = ""
         yield Open(request)
@@ -335,12 +290,9 @@ class _CallReader:
     each call, validated, once its JSON is complete."""
 
     def __init__(
-        self, fmt: ToolFormat, tools: Sequence[Tool],
-        keep: Callable[[ToolCall, Sequence[ToolCall]], bool] | None = None, offered: int = 1,
-        *, lazy: bool = False, same_tool: bool = False,
+        self, fmt: ToolFormat, tools: Sequence[Tool], keep: Keep | None = None, offered: int = 1,
+        *, lazy: bool = False,
     ) -> None:
-        #: Whether an offered call must call a tool an earlier call of the turn called.
-        self.same_tool = same_tool
         self.fmt = fmt
         self.tools = tools
         #: Where the calls start: 0 when the grammar holds from the first token; under a lazy
@@ -397,8 +349,7 @@ class _CallReader:
                 self.cut = self.fmt.call_start(self.text, start)
                 return
             tool = self.by_name.get(name)
-            # A call the grammar made the model write after a valid one: only another call of
-            # that tool may be kept (and only if the rule of later calls keeps it).
+            # A call the grammar made the model write after a valid one (it did not choose to).
             offered = 0 < self.done < self.offered and bool(self.calls)
             self.done += 1
             self.sent = 0
@@ -411,8 +362,7 @@ class _CallReader:
                     self.cut = self.fmt.call_start(self.text, start)
                     return
                 continue  # reported when the turn ends, with a retry
-            if offered and self.same_tool and all(c.name != name for c in self.calls) or (
-                    self.keep is not None and not self.keep(call, self.calls)):
+            if self.keep is not None and not self.keep(call, self.calls, offered):
                 self.cut = self.fmt.call_start(self.text, start)
                 return
             self.seen.add(call_key(name, arguments))  # an invalid call's repeat is no repeat

@@ -1,21 +1,21 @@
-"""How a tool turn under ``tool_choice="auto"`` decides between calling and answering:
+"""How a tool turn under ``tool_choice="auto"`` decides, writes and keeps its calls: a policy
+(:class:`Policy`, one value per rule) run through the rules table (``_table``), phase by phase
+(``_phases``). docs/policy.md describes every rule.
 
-- ``_policies``: the policies (:class:`Policy`), every rule's values in one table (``RULES``),
-  and the named policies;
-- ``_gate``: the decisions (:func:`plan`, one function per decision), the scored gate's signals,
-  similarity of meanings (:class:`Meanings`) and the loader of the sentence encoder
-  (:class:`MeaningsLoader`: on first use, one per LLM, with a warning once where the optional
-  model is missing);
-- ``_decision``: what the user said, the words a request shares with a tool, grounding;
-- ``_later_calls``: which call after a turn's first is kept, one function per ``offered_call`` rule;
-- ``_copied``: arguments taken from what was said;
-- ``_intent``: the action and question prototypes of the action-or-answer signal;
+- ``_policies``: :class:`Policy` and the named policies;
+- ``_table``: the rules table (the dispatch) and the phases' runners;
+- ``_phases``: what the rules read and write, one hook signature per phase;
+- ``_gate``: the decide phase's rules (the gate), and the channel score;
+- ``_arguments``: the grammar phase's argument rules (listed values, copied strings);
+- ``_grounding``: the keep phase's rules (grounding, later calls);
+- ``_words``: what was said, in words; ``_meanings``: similarity of meanings;
+- ``_fitted``: every fitted value, prototype sentence, stop word and scoring prompt;
 - ``_encoder``: the sentence encoder itself, all-MiniLM-L6-v2 in numpy.
 """
 
 from __future__ import annotations
 
-from ._gate import Meanings, MeaningsLoader, plan
+from ._meanings import Meanings, MeaningsLoader
 from ._policies import Policy, policy_rules, resolve_policy
 
-__all__ = ["Meanings", "MeaningsLoader", "Policy", "plan", "policy_rules", "resolve_policy"]
+__all__ = ["Meanings", "MeaningsLoader", "Policy", "policy_rules", "resolve_policy"]

@@ -1,22 +1,19 @@
-"""Arguments taken from what was said: listed values the request names, and free strings limited
-to runs of the request's words.
+"""The call grammar's arguments: the grammar phase's rules that limit what a call may write
+(``_phases.GrammarHook``), and the schema rewrites they apply.
 
-A small model copies the first value a tool listing shows: asked for the weather "in
-fahrenheit", it writes ``unit="celsius"``. Where the latest user message names exactly one of a
-parameter's listed values (:func:`named_tools`), that value is the only one the call's grammar
-allows there, and the parameter is written even when it is optional. The request must say it as
-whole words, and the value must belong to no other parameter of the tool: "convert 300 kelvin"
-names a value of both ``from_unit`` and ``to_unit``, so the model decides which. The
-``"small-model"`` policy applies this on each try: the ``listed_values`` rule
-(:data:`LISTED_VALUES`); models that judge for themselves pick as well without it.
-
-A small model asked for ``get_stock_price(symbol)`` after "Where is IBM trading today?" tends to
-write the example of the tool's own text (``"AAPL"``), not the company the user named. Under
-``arguments="copied"`` each free string of a call — a ``"type": "string"`` schema with no
-``enum``, ``const``, ``pattern`` or ``format`` — may only be a run of whole words of what was
-said (:func:`._decision.said`: the latest user message and the tool results after it),
-punctuation trimmed at its two ends. The model still chooses which run; the grammar keeps it
-from inventing one.
+- ``listed_values="named"``: a small model copies the first value a tool listing shows (asked
+  for the weather "in fahrenheit", it writes ``unit="celsius"``). Where the latest user message
+  names exactly one of a parameter's listed values (:func:`named_tools`), that value is the only
+  one the grammar allows there, and the parameter is written even when optional. The request
+  must say it as whole words, and the value must belong to no other parameter of the tool
+  ("convert 300 kelvin" names a value of both ``from_unit`` and ``to_unit``).
+- ``arguments="copied"``: a small model asked for ``get_stock_price(symbol)`` after "Where is IBM
+  trading today?" tends to write the example of the tool's own text. Each free string — a
+  ``"type": "string"`` schema with no ``enum``, ``const``, ``pattern`` or ``format`` — may then
+  only be a run of whole words of what was said (:func:`_words.said`), punctuation trimmed at
+  its two ends (:func:`copied_tools`). ``"free_then_copied"`` tries the free grammar first and the
+  copied one where the free calls were refused; ``"auto"`` is that where the request was
+  weighed as asking for an action, ``"free"`` elsewhere.
 """
 
 from __future__ import annotations
@@ -26,93 +23,71 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Any
 
-from ..._backends._seam import Message
 from .._tool import FINAL_TOOL, Tool
-from ._decision import STOP_WORDS, said, word_list
+from ._fitted import MAX_SOURCE_WORDS, MAX_WORDS, SHORT_WORDS, STOP_WORDS
+from ._phases import CallShape, TurnContext
+from ._words import said, word_list
 
-ArgumentsName = Literal["auto", "free", "copied", "free_then_copied"]
-#: "free_then_copied" where the turn's decision weighed whether the request asks for an action
-#: (``decision="action"`` with its signal: that is where it was measured) and found it does,
-#: "free" elsewhere: a copied call would ground requests that only share a tool's topic.
-DEFAULT_ARGUMENTS: ArgumentsName = "auto"
-
-#: The longest run of words a copied string may be.
-MAX_WORDS = 16
-#: The most words of what was said that runs are taken from (the last ones are kept).
-MAX_SOURCE_WORDS = 200
-
-# Short function words (the stop words are the longer ones): "in Paris" names no unit "in".
-_SHORT_WORDS = frozenset("am an as at be by do go he if in is it me my no of on or so to up us we".split())
 _EDGE = "\"'“”‘’()[]{}<>.,;:!?"
 # Keywords that already limit a string; such a string is left as the schema says.
 _LIMITED = ("enum", "const", "pattern", "format", "contentEncoding", "contentMediaType")
 _VALUES = frozenset({"const", "enum", "default", "examples"})
 
 
-def argument_tries(
-    setting: ArgumentsName, tools: Sequence[Tool], conversation: Sequence[Message], *,
-    asks_action: bool = False, listed_values: ListedValues = "named",
-) -> list[list[Tool]]:
-    """The tools whose call grammars a turn tries in order, the next one only when the calls
-    written under the one before were refused as not said (:data:`ARGUMENT_TRIES`), each try
-    allowing the listed values ``listed_values`` says (:data:`LISTED_VALUES`)."""
-    return ARGUMENT_TRIES[setting](LISTED_VALUES[listed_values](tools, conversation), conversation, asks_action)
+# -- listed_values -------------------------------------------------------------------------------
 
 
-def named_values(tools: Sequence[Tool], conversation: Sequence[Message]) -> list[Tool]:
-    """Where the latest user message names exactly one of a parameter's listed values, only
-    that one (:func:`named_tools`; tool results do not count)."""
-    return named_tools(tools, said(conversation, tool_results=False))
+def named_values(turn: TurnContext, shape: CallShape) -> CallShape:
+    """Where the latest user message names exactly one of a parameter's listed values, only that
+    one (:func:`named_tools`; tool results do not count)."""
+    request = said(turn.conversation, tool_results=False)
+    return replace(shape, tries=tuple(tuple(named_tools(tools, request)) for tools in shape.tries))
 
 
-def any_value(tools: Sequence[Tool], conversation: Sequence[Message]) -> list[Tool]:
+def any_value(turn: TurnContext, shape: CallShape) -> CallShape:
     """Every value the schema lists: the model picks."""
-    return list(tools)
+    return shape
 
 
-ListedValues = Literal["named", "any"]
-"""Which of a parameter's listed values a call may take (see ``Policy``)."""
-#: ``rule(tools, conversation)``: the tools with the listed values a call may take, one small
-#: function per ``listed_values`` value.
-ListedValuesRule = Callable[[Sequence[Tool], Sequence[Message]], list[Tool]]
-LISTED_VALUES: dict[ListedValues, ListedValuesRule] = {"named": named_values, "any": any_value}
+# -- arguments -----------------------------------------------------------------------------------
 
 
-def free_tries(tools: Sequence[Tool], conversation: Sequence[Message], asks_action: bool) -> list[list[Tool]]:
+def _each_try(shape: CallShape, tries: Callable[[Sequence[Tool]], list[Sequence[Tool]]]) -> CallShape:
+    return replace(shape, tries=tuple(tuple(tools) for one in shape.tries for tools in tries(one)))
+
+
+def free_arguments(turn: TurnContext, shape: CallShape) -> CallShape:
     """The tools as they are."""
-    return [list(tools)]
+    return shape
 
 
-def copied_tries(tools: Sequence[Tool], conversation: Sequence[Message], asks_action: bool) -> list[list[Tool]]:
+def copied_arguments(turn: TurnContext, shape: CallShape) -> CallShape:
     """The tools with their free strings limited to runs of what was said."""
-    return [copied_tools(tools, said(conversation))]
+    heard = said(turn.conversation)
+    return _each_try(shape, lambda tools: [copied_tools(tools, heard)])
 
 
-def free_then_copied_tries(
-    tools: Sequence[Tool], conversation: Sequence[Message], asks_action: bool,
-) -> list[list[Tool]]:
+def free_then_copied_arguments(turn: TurnContext, shape: CallShape) -> CallShape:
     """The tools as they are, then copied (once, where copying changes no tool)."""
-    copied = copied_tools(tools, said(conversation))
-    if all(a is b for a, b in zip(copied, tools)):
-        return [copied]
-    return [list(tools), copied]
+    heard = said(turn.conversation)
+
+    def tries(tools: Sequence[Tool]) -> list[Sequence[Tool]]:
+        copied = copied_tools(tools, heard)
+        return [copied] if all(a is b for a, b in zip(copied, tools)) else [tools, copied]
+
+    return _each_try(shape, tries)
 
 
-def auto_tries(tools: Sequence[Tool], conversation: Sequence[Message], asks_action: bool) -> list[list[Tool]]:
-    """:func:`free_then_copied_tries` where the decision weighed the action-or-answer signal and
-    the request asks for an action, else :func:`free_tries`."""
-    return (free_then_copied_tries if asks_action else free_tries)(tools, conversation, asks_action)
+def auto_arguments(turn: TurnContext, shape: CallShape) -> CallShape:
+    """:func:`free_then_copied_arguments` where the decision weighed the action-or-answer signal
+    and the request asks for an action, else :func:`free_arguments` (a copied call would ground
+    requests that only share a tool's topic)."""
+    return (free_then_copied_arguments if turn.plan.asks_action else free_arguments)(turn, shape)
 
 
-#: ``rule(tools, conversation, asks_action)``: the tools of each try, one small function per
-#: ``arguments`` value.
-ArgumentsRule = Callable[[Sequence[Tool], Sequence[Message], bool], list[list[Tool]]]
-ARGUMENT_TRIES: dict[ArgumentsName, ArgumentsRule] = {
-    "auto": auto_tries, "free": free_tries, "copied": copied_tries, "free_then_copied": free_then_copied_tries,
-}
-ARGUMENTS: tuple[ArgumentsName, ...] = tuple(ARGUMENT_TRIES)
+# -- the schema rewrites -------------------------------------------------------------------------
 
 
 def copied_tools(tools: Sequence[Tool], said: str) -> list[Tool]:
@@ -206,7 +181,7 @@ def _names(heard: list[str], value: str) -> bool:
     """Whether ``heard`` (words) says ``value`` as whole words; a value of only stop words,
     short function words, numbers or single letters is never said (too easily said by chance)."""
     words = word_list(value.replace("_", " "))
-    if not any(len(w) > 1 and not w[0].isdigit() and w not in STOP_WORDS and w not in _SHORT_WORDS for w in words):
+    if not any(len(w) > 1 and not w[0].isdigit() and w not in STOP_WORDS and w not in SHORT_WORDS for w in words):
         return False
     n = len(words)
     return any(heard[i : i + n] == words for i in range(len(heard) - n + 1))
@@ -267,7 +242,6 @@ def _limited(schema: Any, pattern: str) -> Any:
 
 
 __all__ = [
-    "ARGUMENTS", "ARGUMENT_TRIES", "ArgumentsRule", "DEFAULT_ARGUMENTS", "ArgumentsName", "LISTED_VALUES",
-    "ListedValues", "ListedValuesRule", "any_value", "argument_tries", "named_values",
-    "auto_tries", "copied_tries", "free_then_copied_tries", "free_tries", "MAX_SOURCE_WORDS", "MAX_WORDS", "copied_tools", "named_tools", "spans_pattern",
+    "any_value", "auto_arguments", "copied_arguments", "copied_tools", "free_arguments", "free_then_copied_arguments",
+    "named_tools", "named_values", "spans_pattern",
 ]

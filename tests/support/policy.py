@@ -1,0 +1,37 @@
+"""The policy's phases run alone, for tests of one rule (no model): what the decide phase
+settles for a decision, and the grammar tries of an ``arguments`` setting."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from structgen._backends._seam import Message
+from structgen._generate._steps import finish, run_blocking
+from structgen._tools._tool import Tool
+from structgen._tools.policy import _table
+from structgen._tools.policy._meanings import Meanings
+from structgen._tools.policy._phases import Plan, TurnContext
+from structgen._tools.policy._policies import Policy
+from structgen.testing import ScriptedBackend
+
+
+def decided(
+    decision: Any, tools: Sequence[Tool], conversation: Sequence[Message], meanings: Meanings | None, *,
+    required: bool = False, offered_tools: Any = "close", channel: Any = "every", backend: Any = None,
+) -> Plan:
+    """The plan the decide phase settles under ``decision`` and the two rules that shape it."""
+    policy = Policy(decision=decision, offered_tools=offered_tools, channel=channel)
+    turn = TurnContext(conversation, tools, "required" if required else "auto", 1, policy, meanings,
+                       Plan(list(tools), grounding="none"))
+    return finish(run_blocking(_table.decide(turn), backend or ScriptedBackend()))
+
+
+def argument_tries(
+    setting: Any, tools: Sequence[Tool], conversation: Sequence[Message], *, asks_action: bool = False,
+    listed_values: Any = "named",
+) -> list[list[Tool]]:
+    """The tools of each grammar the grammar phase tries under ``arguments=setting``."""
+    policy = Policy(arguments=setting, listed_values=listed_values)
+    turn = TurnContext(conversation, tools, "auto", 1, policy, None, Plan(list(tools), asks_action=asks_action))
+    return [list(tried) for tried in _table.shape(turn).tries]
