@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from structgen import Policy
-from structgen._tools.policy._policies import POLICY_RULES, RULES
+from structgen._tools.policy._policies import POLICY_RULES
+from structgen._tools.policy._table import RULES
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
