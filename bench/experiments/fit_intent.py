@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.support.bench_data import intent_sentences  # noqa: E402
+from bench.data import intent_sentences  # noqa: E402
 from tests.support.tool_requests import TUNE  # noqa: E402
 from structgen._tools.policy._encoder import SentenceEncoder  # noqa: E402
 

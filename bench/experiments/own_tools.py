@@ -29,7 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.support.bench_data import Request, by_kind, read, tools  # noqa: E402
+from bench.data import Request, by_kind, read, tools  # noqa: E402
 
 _DATA = read("own_tools")
 TOOLS = tools("own-first")

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.support.bench_data import read, requests, tools  # noqa: E402
+from bench.data import read, requests, tools  # noqa: E402
 
 _DATA = read("tools_that_answer")
 TOOLS = tools("answering-first")

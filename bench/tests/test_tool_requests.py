@@ -60,7 +60,7 @@ def test_the_reported_splits_share_no_request_with_tuning() -> None:
 
 
 def test_the_action_signal_is_fitted_on_no_request_of_any_split() -> None:
-    from tests.support.bench_data import intent_sentences
+    from bench.data import intent_sentences
 
     ACTIONS, ANSWERS = intent_sentences()
 
