@@ -16,11 +16,9 @@ import shlex
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench.harness import model_path  # noqa: E402
-from tests.support.tool_requests import TOOLS  # noqa: E402
-import structgen  # noqa: E402
+import structgen
+from bench.harness import model_path
+from tests.support.tool_requests import TOOLS
 
 REQUESTS = [
     "Email sam@corp.com and apologise that I'll miss the standup, keep it friendly.",

@@ -26,10 +26,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-
-from bench.data import Request, by_kind, read, tools  # noqa: E402
+from bench.data import Request, by_kind, read, tools
+from bench.harness import model_path
 
 _DATA = read("own_tools")
 TOOLS = tools("own-first")
@@ -52,9 +50,8 @@ class _NeverScores:
 
 
 def run(model: str | None, configs: list[str], which: str = "first") -> list[dict[str, Any]]:
-    sys.path.insert(0, str(ROOT))
     import structgen
-    from bench.harness import model_path
+    # A backend that cannot score text, stood in for: its scoring type withheld (no public switch).
     from structgen._generate import _steps
     from structgen._tools._tool import as_tools
 

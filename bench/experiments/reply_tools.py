@@ -25,12 +25,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench.harness import model_path  # noqa: E402
-from bench.suites import bfcl  # noqa: E402
-from structgen._tools.policy._policies import ReplyTools  # noqa: E402
-from tests.support.bfcl import bfcl_tool  # noqa: E402
+from bench.harness import model_path
+from bench.suites import bfcl
+from structgen._tools.policy._policies import ReplyTools
+from tests.support.bfcl import bfcl_tool
 
 SETTINGS: tuple[ReplyTools, ...] = ("all", "none")
 #: What a call written as a reply's text looks like, in the forms the Qwen models write.

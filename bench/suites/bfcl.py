@@ -77,13 +77,11 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, NamedTuple
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench import harness  # noqa: E402
-from bench.harness import ROOT, model_path  # noqa: E402
-from tests.support.bfcl import bfcl_tool  # noqa: E402
-from tests.support.corpora import BFCL  # noqa: E402
-from structgen._backends.llamacpp._threads import chosen_threads  # noqa: E402
+from bench import harness
+from bench.harness import ROOT, model_path
+from structgen._backends.llamacpp._threads import chosen_threads  # every runner gets structgen's threads
+from tests.support.bfcl import bfcl_tool
+from tests.support.corpora import BFCL
 
 CATEGORIES = (
     "simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance",
@@ -730,6 +728,7 @@ class ServedStructgen:
         self.llm = structgen.LLM.from_backend(backend, max_tokens=self.bounds.max_tokens)
         if not self.embeddings:
             # what the policy layer's loader gives when the extra's model is not installed
+            # (private: no public switch turns the embedding extra off; bench/README.md)
             self.llm._caller = replace(self.llm._caller, meanings=lambda: None)
 
     def run(self, messages: list[dict[str, str]], tools: list[dict[str, Any]]) -> Outcome:

@@ -74,7 +74,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -393,7 +393,6 @@ def structgen_case(llm: Any, case: dict[str, Any], policy: str | None, runner: s
                    report: Any = None) -> CaseRun:
     """One case through ``run_tools``, one call per user turn; ``report(turn_steps)`` after each."""
     import structgen
-    from structgen._tools._tool import as_tool
 
     state = State(case, runner)
     options = {"policy": policy} if policy else {}
@@ -403,7 +402,8 @@ def structgen_case(llm: Any, case: dict[str, Any], policy: str | None, runner: s
     try:
         for new, functions in turns(case):
             names = {tool_name(f["name"]): f["name"] for f in functions}
-            tools = [replace(as_tool(openai_tool(f)), function=_executing(state, f["name"])) for f in functions]
+            tools = [structgen.Tool(**openai_tool(f)["function"], function=_executing(state, f["name"]))
+                     for f in functions]
             messages = [*messages, *new]
             before = len(messages)
             turn_start = time.perf_counter()
@@ -663,7 +663,7 @@ def table(results: dict[str, list[Result]], categories: Sequence[str]) -> str:
 
 def main() -> None:
     from bench.suites.bfcl import server_binary, server_version
-    from structgen._backends.llamacpp._threads import chosen_threads
+    from structgen._backends.llamacpp._threads import chosen_threads  # structgen's threads, every runner
 
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--model", default="qwen0.5b", help="qwen0.5b, qwen1.5b or a GGUF path (default: qwen0.5b)")

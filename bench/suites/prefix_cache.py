@@ -34,22 +34,16 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench.harness import command, model_path, results_file, write_json  # noqa: E402
-
-from structgen import StructgenError  # noqa: E402
-from structgen._backends._seam import Message  # noqa: E402
-from structgen._backends.llamacpp._prefixes import shared_length  # noqa: E402
-from structgen._llm import LLM  # noqa: E402
-from tests.support.prefix_cache import (  # noqa: E402
+from bench.harness import command, model_path, results_file, write_json
+from structgen import LLM, Message, StructgenError
+from structgen._backends.llamacpp._prefixes import shared_length  # the prefix store's own measure, measured
+from tests.support.prefix_cache import (
     CONTACT_RULES, CONTACTS, TICKET_RULES, TICKETS, Contact, Ticket, book_hotel, convert_currency, find_flights,
     get_exchange_history, get_forecast, get_stock_price, get_weather, loan_payment,
 )

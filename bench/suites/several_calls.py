@@ -26,10 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench.harness import model_path, results_file  # noqa: E402
-from tests.support.tool_requests import CALLS_HOLDOUT, FRESH_CALLS, SEVERAL, SHARED_VALUES, TOOLS, TYPED_CALLS, Wanted  # noqa: E402
+from bench.harness import model_path, results_file
+from tests.support.tool_requests import CALLS_HOLDOUT, FRESH_CALLS, SEVERAL, SHARED_VALUES, TOOLS, TYPED_CALLS, Wanted
 
 SETS = {"several": SEVERAL, "shared": SHARED_VALUES, "typed": TYPED_CALLS, "calls-holdout": CALLS_HOLDOUT, "fresh-calls": FRESH_CALLS}
 

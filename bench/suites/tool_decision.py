@@ -35,17 +35,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench.harness import model_path, results_file  # noqa: E402
-from bench.suites.bfcl import Bounds, start_runner  # noqa: E402
-from tests.support.tool_requests import (  # noqa: E402
-    HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, EXAMPLES, HOLDOUT5, HOLDOUT6, HOLDOUT7, HOLDOUT8, FRESH, LIVE, NEIGHBOURS, TEST, TOOLS, TUNE, Kind,
+from bench.harness import model_path, results_file
+from bench.suites.bfcl import Bounds, start_runner
+from structgen._tools._tool import as_tools  # the stubs as OpenAI tool dicts, for every runner alike
+from tests.support.tool_requests import (
+    EXAMPLES, FRESH, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, HOLDOUT8, LIVE, NEIGHBOURS,
+    TEST, TOOLS, TUNE, Kind,
 )
 
 SPLITS = {"test": TEST, "holdout": HOLDOUT, "holdout2": HOLDOUT2, "holdout3": HOLDOUT3, "holdout4": HOLDOUT4,
           "fresh": FRESH, "holdout5": HOLDOUT5, "holdout6": HOLDOUT6, "holdout7": HOLDOUT7, "holdout8": HOLDOUT8, "live": LIVE, "neighbours": NEIGHBOURS, "tune": TUNE}
-from structgen._tools._tool import as_tools  # noqa: E402
 
 RUNNERS = ("structgen:auto", "structgen:small-model", "structgen:tool-trained", "structgen:meaning", "structgen:words", "structgen:model", "structgen:meaning/copied",
            "structgen:meaning/free_then_copied", "structgen:action", "structgen:action/copied", "structgen:action/free_then_copied",
