@@ -53,7 +53,7 @@ conformance: $(STAMP)
 	$(BENCH).conformance
 
 # Every suite that fits a quiet 2-core machine in about 30 minutes, on the default model, then one
-# screen of their results (bench/summary.py). The longer ones are the bench-* targets below.
+# screen of their results (python -m bench.summary). The longer ones are the bench-* targets below.
 bench: $(STAMP)
 	$(BENCH).conformance
 	$(BENCH).generate
@@ -63,27 +63,27 @@ bench: $(STAMP)
 	$(BENCH).extract
 	$(BENCH).several_calls
 	$(BENCH).tool_decision --runners structgen:auto
-	$(PY) bench/summary.py
+	$(PY) -m bench.summary
 
 # BFCL against llama-cpp-python and llama-server (which .ci/llama-server builds once): hours for
 # the whole test half, so a few cases of each category unless BFCL_ARGS says otherwise.
 BFCL_ARGS ?= --per-category 4
 bench-bfcl: $(STAMP)
 	nice -n 10 $(BENCH).bfcl $(BFCL_ARGS)
-	$(PY) bench/summary.py
+	$(PY) -m bench.summary
 
 # Answer quality (facts right) of every structgen variant and the peers, case by case: long.
 QUALITY_ARGS ?=
 bench-quality: $(STAMP)
 	nice -n 10 $(BENCH).quality $(QUALITY_ARGS)
-	$(PY) bench/summary.py
+	$(PY) -m bench.summary
 
 # Calling or answering with every decision side by side with the peers (the server runners need
 # llama-server, built once by .ci/llama-server).
 TOOL_DECISION_ARGS ?=
 bench-tool-decision: $(STAMP)
 	nice -n 10 $(BENCH).tool_decision $(TOOL_DECISION_ARGS)
-	$(PY) bench/summary.py
+	$(PY) -m bench.summary
 
 # BFCL v4's multi-turn conversations, scored by BFCL's own checker (the suite imports only its
 # executor, checker and data), llama-server built once by .ci/llama-server. Minutes a case on 2
@@ -125,7 +125,7 @@ docs: $(STAMP)
 
 # The figures of docs/benchmarks.md, from the committed results in bench/results/.
 plots: $(STAMP)
-	$(PY) bench/plots.py
+	$(PY) -m bench.plots
 
 clean:
 	rm -rf $(VENV) $(PORT_VENV) site

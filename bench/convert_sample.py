@@ -5,18 +5,20 @@ valgrind repeat to within about 0.3 %, which is what comparing two versions of t
 needs. Count a run that converts and one that only loads the sample, and subtract:
 
     PYTHONHASHSEED=0 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \\
-        python bench/convert_sample.py --every 1            # add --load-only for the baseline
+        python -m bench.convert_sample --every 1            # add --load-only for the baseline
 
-(``I refs`` in valgrind's summary.) A version in another checkout: ``--source PATH``. The whole
-corpus (``--every 1``) takes a quarter of an hour; a sample is quicker but misses most of the
+from the root of the checkout (``I refs`` in valgrind's summary). A version in another checkout:
+``--source PATH`` (:func:`bench.harness.use_structgen`). The whole corpus (``--every 1``) takes a quarter of an hour; a sample is quicker but misses most of the
 few hundred schemas where the time is.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+
+from bench.harness import use_structgen
+from tests.support.corpora import maskbench_cases
 
 
 def main() -> None:
@@ -26,12 +28,8 @@ def main() -> None:
     parser.add_argument("--source", type=Path, default=None,
                         help="import structgen from this checkout instead")
     args = parser.parse_args()
-    if args.source is not None:
-        sys.path.insert(0, str(args.source.resolve()))
-    sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
-    from tests.support.corpora import maskbench_cases
-    from structgen import StructgenError
-    from structgen import json_schema_to_gbnf
+    structgen = use_structgen(args.source)  # this checkout's, unless --source names another
+    StructgenError, json_schema_to_gbnf = structgen.StructgenError, structgen.json_schema_to_gbnf
 
     cases = list(maskbench_cases(every=args.every))
     if args.load_only:

@@ -1,8 +1,11 @@
 """What the suites share: where the checkout and the results are, the models by name, a worker
-process bounded in time, a cold KV cache, and the results file each suite writes.
+process bounded in time, a cold KV cache, the results file each suite writes, and structgen
+imported from another checkout (:func:`use_structgen`).
 
-Every suite runs as ``python -m bench.suites.NAME`` from the checkout (or as a script: importing
-this module puts the checkout on ``sys.path`` first, so ``structgen`` is this checkout's).
+Every suite runs as ``python -m bench.suites.NAME`` from the root of the checkout: Python puts
+that directory first on ``sys.path``, so ``bench``, ``tests.support`` and ``structgen`` are this
+checkout's. The bench is a client of structgen's public API (bench/README.md lists the
+internals it measures on purpose).
 """
 
 from __future__ import annotations
@@ -15,16 +18,15 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from tests.support.models import CHUNKED, model_path  # noqa: E402
+from tests.support.models import CHUNKED, model_path
 
 __all__ = ["CHUNKED", "LATEST", "RESULTS", "ROOT", "Worker", "cold_cache", "command", "cpu_seconds",
-           "model_path", "results_file", "write_json"]
+           "model_path", "results_file", "use_structgen", "write_json"]
+
+ROOT = Path(__file__).resolve().parents[1]
 
 RESULTS = ROOT / "bench" / "results"
 #: Where a suite writes when no path is given: what ``make bench``'s summary reads. The dated
@@ -122,3 +124,38 @@ def results_file(given: Path | str | None, suite: str, suffix: str = ".json") ->
 
 def write_json(path: Path, data: Any, **dumps: Any) -> None:
     path.write_text(json.dumps(data, **{"indent": 1, **dumps}) + "\n")
+
+
+def use_structgen(checkout: Path | str | None) -> ModuleType:
+    """structgen, imported from ``checkout`` (another checkout, to compare two versions with one
+    command; None: the usual import, this checkout's).
+
+    The package is loaded from ``CHECKOUT/structgen`` under the name ``structgen`` and every later
+    ``import structgen...`` of this process resolves there; ``sys.path`` is left alone, so
+    ``bench`` and ``tests.support`` stay this checkout's. Call it before anything imports
+    structgen (a SystemExit says so otherwise). Worker processes a suite spawns import this
+    checkout's structgen."""
+    import importlib
+    import importlib.util
+
+    if checkout is None:
+        return importlib.import_module("structgen")
+    package = Path(checkout).resolve() / "structgen"
+    loaded = sys.modules.get("structgen")
+    if loaded is not None:
+        where = Path(loaded.__file__ or "").resolve().parent
+        if where == package:
+            return loaded
+        raise SystemExit(f"structgen is already imported from {where}: ask for {package} before anything imports it")
+    spec = importlib.util.spec_from_file_location("structgen", package / "__init__.py",
+                                                  submodule_search_locations=[str(package)])
+    if spec is None or spec.loader is None or not (package / "__init__.py").is_file():
+        raise SystemExit(f"no structgen package in {Path(checkout).resolve()}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["structgen"] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules["structgen"]
+        raise
+    return module

@@ -1,6 +1,6 @@
 """Draw the benchmark figures of docs/benchmarks.md from the committed results in bench/results/.
 
-    python bench/plots.py            # or `make plots`; writes docs/img/*.svg
+    python -m bench.plots            # or `make plots`; writes docs/img/*.svg
 
 Each results file names the command that measured it and when; an engine added to a results
 file (another converter, another model) appears in its figure without a code change. The SVGs

@@ -1,6 +1,6 @@
 """One screen of what the suites last wrote to bench/results/latest/ (``make bench`` ends with it).
 
-    python bench/summary.py [DIR]
+    python -m bench.summary [DIR]
 
 One or two lines per suite that has a results file there; a suite not run is named as missing.
 The full tables are in each suite's own output and file.

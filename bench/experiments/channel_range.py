@@ -31,11 +31,11 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench.harness import model_path  # noqa: E402
-from bench.suites import bfcl  # noqa: E402
-from structgen._tools.policy._gate import MAX_OFFERED  # noqa: E402
+import structgen
+from bench.harness import model_path
+from bench.suites import bfcl
+# The gate's own signals, collected and weighed (what the range is fitted on).
+from structgen._tools.policy._fitted import MAX_OFFERED
 
 CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance", "live_simple",
               "live_multiple", "live_irrelevance")
@@ -43,20 +43,24 @@ Row = dict[str, Any]
 
 
 def signals(model: str | None, per_category: int) -> list[Row]:
-    from structgen._backends.llamacpp import LlamaCppBackend
     from structgen._generate._messages import as_messages
     from structgen._generate._steps import finish, run_blocking
-    from structgen._tools._tool import as_tools
-    from structgen._tools.policy._gate import MeaningsLoader, weigh
+    from structgen._tools.policy import _table
+    from structgen._tools.policy._meanings import MeaningsLoader
+    from structgen._tools.policy._phases import Plan, TurnContext
+    from structgen._tools.policy._policies import Policy
 
-    backend = LlamaCppBackend.load(model_path(model), n_ctx=4096, n_threads=1, n_threads_batch=2)
+    every = Policy(decision="action", channel="every", offered_tools="fitting")
+
+    backend = structgen.LlamaCppBackend.load(model_path(model), n_ctx=4096, n_threads=1, n_threads_batch=2)
     meanings = MeaningsLoader()()
     rows = []
     for case in bfcl.cases(per_category=per_category, split="tune", categories=CATEGORIES):
-        tools = as_tools([bfcl.bfcl_tool(f) for f in case["function"]])
+        tools = [structgen.Tool(**bfcl.bfcl_tool(f)["function"]) for f in case["function"]]
         conversation = as_messages(None, system=None, messages=case["question"][0])
         start = time.perf_counter()
-        evidence = finish(run_blocking(weigh(tools, conversation, meanings, action=True), backend))
+        turn = TurnContext(conversation, tools, "auto", 1, every, meanings, Plan(tools, grounding="none"))
+        evidence = finish(run_blocking(_table.decide(turn), backend)).ranking or ()
         gold = sorted({name for call in case.get("ground_truth") or [] for name in call})
         if case["category"].endswith("irrelevance"):
             gold = []

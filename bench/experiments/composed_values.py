@@ -1,5 +1,6 @@
 """Requests whose arguments the model has to compose (an e-mail body the user describes, not
-dictates), worded as users word them, under each ``arguments=`` setting: what each writes.
+dictates), worded as users word them, under each value of the policy's ``arguments`` rule
+(the model's own policy with that rule: ``policy=`` built by :mod:`bench.policies`): what each writes.
 
 Written on 2026-12-04 to test the reason given for ``arguments="auto"`` (free_then_copied) over
 ``"copied"``: that copying confines composed values to the request's words. The default
@@ -16,11 +17,10 @@ import shlex
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench.harness import model_path  # noqa: E402
-from tests.support.tool_requests import TOOLS  # noqa: E402
-import structgen  # noqa: E402
+import structgen
+from bench.harness import model_path
+from bench.policies import NamedPolicy
+from tests.support.tool_requests import TOOLS
 
 REQUESTS = [
     "Email sam@corp.com and apologise that I'll miss the standup, keep it friendly.",
@@ -44,7 +44,8 @@ def main() -> None:
     print("| request | arguments | call | body |\n|---|---|---|---|")
     for request in REQUESTS:
         for setting in SETTINGS:
-            turn = llm.call_tools(request, TOOLS, arguments=setting)  # type: ignore[arg-type]
+            # the model's own policy with this arguments rule (what arguments= did)
+            turn = llm.call_tools(request, TOOLS, policy=NamedPolicy.of("auto", arguments=setting).policy(llm))
             call = turn.calls[0] if turn.calls else None
             body = getattr(call.arguments, "body", None) if call else None
             rows.append({"request": request, "arguments": setting, "called": call.name if call else None,

@@ -31,21 +31,20 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench.harness import model_path  # noqa: E402
-from bench.suites.bfcl import cases  # noqa: E402
-from tests.support.bfcl import bfcl_tool  # noqa: E402
-from tests.support.tool_requests import HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, LIVE, NEIGHBOURS, TOOLS, TUNE  # noqa: E402
+from bench.harness import model_path
+from bench.suites.bfcl import cases
+from structgen import LlamaCppBackend, Message, Tool
+# The gate's own signals, computed for the fit (the tools from typed functions: as_tools).
+from structgen._tools._tool import as_tools
+from structgen._tools.policy._words import said, shared_words
+from structgen._tools.policy._encoder import SentenceEncoder
+from structgen._tools.policy._gate import channel_scores
+from structgen._tools.policy._meanings import Meanings
+from tests.support.bfcl import bfcl_tool
+from tests.support.tool_requests import HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, LIVE, NEIGHBOURS, TOOLS, TUNE
 
 #: Where ``--end-to-end`` runs: TUNE (where weights are chosen) or a split that reports them.
 SPLITS = {"tune": TUNE, "holdout3": HOLDOUT3, "holdout4": HOLDOUT4, "holdout5": HOLDOUT5, "holdout6": HOLDOUT6, "holdout7": HOLDOUT7, "live": LIVE, "neighbours": NEIGHBOURS}
-from structgen._backends._seam import Message  # noqa: E402
-from structgen._backends.llamacpp._backend import LlamaCppBackend  # noqa: E402
-from structgen._tools.policy._encoder import SentenceEncoder  # noqa: E402
-from structgen._tools.policy._decision import said, shared_words  # noqa: E402
-from structgen._tools.policy._gate import Meanings, channel_scores  # noqa: E402
-from structgen._tools._tool import Tool, as_tools  # noqa: E402
 
 SIGNALS = ("similarity", "channel", "words")
 
@@ -120,13 +119,13 @@ def right(rows: list[dict[str, Any]], weights: dict[str, float], bias: float) ->
 
 def end_to_end(path: str, weights: list[float], split: str = "tune") -> None:
     import structgen
-    from structgen._tools.policy import _gate
+    from structgen._tools.policy import _fitted, _gate  # the weights under test, set in place
 
     if len(weights) == 5:  # the default decision, "action": its score with the action signal
-        _gate.WITH_ACTION = _gate.Weights(*weights)
+        _gate.WITH_ACTION = _fitted.Weights(*weights)
     else:
         bias, similarity, channel, words = weights
-        _gate.FITTED[(True, True)] = _gate.Weights(bias, similarity, channel, words)
+        _fitted.FITTED[(True, True)] = _fitted.Weights(bias, similarity, channel, words)
     llm = structgen.LLM(path, max_tokens=128, n_threads=1, n_threads_batch=1)
     right: dict[str, list[bool]] = {}
     started = time.perf_counter()

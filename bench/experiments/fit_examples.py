@@ -31,11 +31,9 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from tests.support import tool_requests as requests  # noqa: E402
-from bench.experiments import tools_that_answer as answering  # noqa: E402
-from bench.harness import model_path  # noqa: E402
+from bench.experiments import tools_that_answer as answering
+from bench.harness import model_path
+from tests.support import tool_requests as requests
 
 READ = ("TUNE", "TEST", "HOLDOUT", "HOLDOUT2", "HOLDOUT3", "HOLDOUT4", "HOLDOUT5", "HOLDOUT6", "LIVE", "FRESH",
         "NEIGHBOURS")
@@ -45,11 +43,13 @@ SHIPPED: Gate = (-1.5, 4.0, 1.0, 0.3, 15.0)  # WITH_ACTION
 
 
 def signals(model: str | None) -> list[Row]:
-    from structgen._backends.llamacpp._backend import LlamaCppBackend
-    from structgen._tools.policy._encoder import SentenceEncoder
-    from structgen._tools.policy._decision import shared_words
-    from structgen._tools.policy._gate import Meanings, channel_scores
+    from structgen import LlamaCppBackend
+    # The gate's own signals, computed for the fit (the tools from typed functions: as_tools).
     from structgen._tools._tool import as_tools
+    from structgen._tools.policy._words import shared_words
+    from structgen._tools.policy._encoder import SentenceEncoder
+    from structgen._tools.policy._gate import channel_scores
+    from structgen._tools.policy._meanings import Meanings
 
     sets = {name: (requests.TOOLS, getattr(requests, name)) for name in READ}
     for name, (functions, asked) in answering.SETS.items():  # each set offers its own four tools

@@ -21,17 +21,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from tests.support.bench_data import intent_sentences  # noqa: E402
-from tests.support.tool_requests import TUNE  # noqa: E402
-from structgen._tools.policy._encoder import SentenceEncoder  # noqa: E402
+from bench.data import intent_sentences
+from structgen._tools.policy._encoder import SentenceEncoder  # the gate's sentence encoder, fitted on
+from tests.support.tool_requests import TUNE
 
 ACTIONS, ANSWERS = intent_sentences()
 

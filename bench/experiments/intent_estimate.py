@@ -15,16 +15,14 @@ bench/results/tool_arguments-smollm2.json. Usage::
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from tests.support.tool_requests import TUNE  # noqa: E402
-from structgen._tools.policy._encoder import SentenceEncoder  # noqa: E402
-from structgen._tools.policy._intent import ACTIONS, QUESTIONS  # noqa: E402
+# The gate's sentence encoder and its action and question prototypes, estimated on.
+from structgen._tools.policy._encoder import SentenceEncoder
+from structgen._tools.policy._fitted import ACTIONS, QUESTIONS
+from tests.support.tool_requests import TUNE
 
 WEIGHTS = {"similarity": 4.0, "channel": 1.0, "words": 0.3}  # FITTED[(True, True)]
 RESULTS = Path(__file__).resolve().parents[1] / "results"

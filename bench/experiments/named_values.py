@@ -10,7 +10,7 @@ with every expected argument. The default decision and arguments, greedy, SmolLM
 DETAILS, written later (before any run of them), for two details of the rule.
 
 ``--bfcl tune|test`` measures the rule alone, with no model: over a BFCL half, every parameter
-:func:`structgen._tools.policy._copied.named_tools` narrows to one value, and whether BFCL's ground
+:func:`structgen._tools.policy._arguments.named_tools` narrows to one value, and whether BFCL's ground
 truth accepts that value (its own string standardisation). Usage::
 
     python -m bench.experiments.named_values [--model gemma] [--source PATH] [--json OUT]
@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-ROOT = Path(__file__).resolve().parents[2]
+from bench.harness import model_path, use_structgen
 
 Temperature = Literal["celsius", "fahrenheit", "kelvin"]
 
@@ -172,11 +172,10 @@ DETAILS: list[tuple[str, str, dict[str, Any]]] = [
 
 def bfcl_precision(split: str) -> None:
     """Each value the rule picks on a BFCL half, against the case's ground truth."""
-    sys.path.insert(0, str(ROOT))
+    import structgen
     from bench.suites.bfcl import cases, normalise
+    from structgen._tools.policy._arguments import named_tools  # the rule itself, measured alone
     from tests.support.bfcl import bfcl_tool
-    from structgen._tools.policy._copied import named_tools
-    from structgen._tools._tool import as_tools
 
     picked = right = 0
     for case in cases(split=split):
@@ -190,7 +189,7 @@ def bfcl_precision(split: str) -> None:
             if function["name"] not in truth:
                 continue
             spec = bfcl_tool(function)["function"]
-            tool = as_tools([spec])[0]
+            tool = structgen.Tool(**spec)
             narrowed = named_tools([tool], request)[0]
             for name, schema in narrowed.parameters.get("properties", {}).items():
                 before = tool.parameters["properties"][name].get("enum")
@@ -209,17 +208,14 @@ def bfcl_precision(split: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=None, help="gemma, or a GGUF path (default: SmolLM2)")
-    parser.add_argument("--source", type=Path, default=ROOT, help="the checkout to import structgen from")
+    parser.add_argument("--source", type=Path, default=None,
+                        help="the checkout to import structgen from (default: this one)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--bfcl", choices=("tune", "test"), help="the rule alone on a BFCL half, no model")
     args = parser.parse_args()
     if args.bfcl:
         return bfcl_precision(args.bfcl)
-    sys.path.insert(0, str(ROOT))
-    from bench.harness import model_path
-
-    sys.path.insert(0, str(args.source.resolve()))
-    import structgen
+    structgen = use_structgen(args.source)
 
     llm = structgen.LLM(model_path(args.model), max_tokens=256, n_ctx=4096, n_threads=1, n_threads_batch=1)
     rows = []

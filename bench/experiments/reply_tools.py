@@ -21,25 +21,22 @@ import re
 import statistics
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from bench.harness import model_path
+from bench.policies import NamedPolicy
+from bench.suites import bfcl
+from tests.support.bfcl import bfcl_tool
 
-from bench.harness import model_path  # noqa: E402
-from bench.suites import bfcl  # noqa: E402
-from structgen._tools.policy._policies import ReplyTools  # noqa: E402
-from tests.support.bfcl import bfcl_tool  # noqa: E402
-
-SETTINGS: tuple[ReplyTools, ...] = ("all", "none")
+#: The values of the tool-trained policy's ``reply_tools`` rule, each measured.
+SETTINGS = ("all", "none")
 #: What a call written as a reply's text looks like, in the forms the Qwen models write.
 CALL_AS_TEXT = re.compile(r'<tool_call>|```json|"name"\s*:\s*"|"arguments"\s*:')
 
 
 def replies(model: str | None, split: str, per_category: int) -> list[dict[str, Any]]:
     import structgen
-    from structgen._tools.policy._policies import POLICY_RULES
 
     llm = structgen.LLM(model_path(model), n_ctx=4096, max_tokens=512)
     llm.call_tools("Weather in Paris?", [bfcl_tool(bfcl.WARM_UP_TOOL)], tool_choice="auto")  # warm-up
@@ -47,7 +44,7 @@ def replies(model: str | None, split: str, per_category: int) -> list[dict[str, 
     for case in bfcl.cases(per_category=per_category, categories=bfcl.CATEGORIES, split=split):
         tools = [bfcl_tool(f) for f in case["function"]]
         for setting in SETTINGS:
-            policy = replace(POLICY_RULES["tool-trained"], reply_tools=setting)
+            policy = NamedPolicy.of("tool-trained", reply_tools=setting).policy()
             start = time.perf_counter()
             turn = llm.call_tools(case["question"][0], tools, tool_choice="auto", policy=policy)
             seconds = time.perf_counter() - start

@@ -22,10 +22,8 @@ import shlex
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-
-from tests.support.bench_data import read, requests, tools  # noqa: E402
+from bench.data import read, requests, tools
+from bench.harness import model_path, use_structgen
 
 _DATA = read("tools_that_answer")
 TOOLS = tools("answering-first")
@@ -40,22 +38,17 @@ EXAMPLES: dict[str, list[str]] = _DATA["examples"]["by_tool"]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=None, help="gemma, or a GGUF path (default: SmolLM2)")
-    parser.add_argument("--source", type=Path, default=ROOT, help="the checkout to import structgen from")
+    parser.add_argument("--source", type=Path, default=None,
+                        help="the checkout to import structgen from (default: this one)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--set", choices=sorted(SETS), default="first")
     parser.add_argument("--examples", action="store_true", help="give each tool its example requests (EXAMPLES)")
     args = parser.parse_args()
     tools, requests = SETS[args.set]
-    sys.path.insert(0, str(ROOT))
-    from bench.harness import model_path
-
-    sys.path.insert(0, str(args.source.resolve()))
-    import structgen
+    structgen = use_structgen(args.source)
 
     if args.examples:
-        from structgen._tools._tool import as_tool
-
-        tools = [as_tool(t).with_examples(EXAMPLES[as_tool(t).name]) for t in tools]
+        tools = [structgen.tool(t, examples=EXAMPLES[t.__name__]) for t in tools]
     llm = structgen.LLM(model_path(args.model), max_tokens=256, n_ctx=4096, n_threads=1, n_threads_batch=1)
     rows = []
     for text, wanted in requests:

@@ -29,17 +29,14 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench.harness import command, model_path, results_file, write_json  # noqa: E402
-
-from structgen._backends.llamacpp._prefixes import PrefixStore  # noqa: E402
-from structgen._backends.llamacpp._runner import ModelRunner  # noqa: E402
-from structgen._backends.llamacpp._threads import Threads, chosen_threads  # noqa: E402
+from bench.harness import command, model_path, results_file, write_json
+# The in-process backend's own evaluation (and thread choice), timed batch by batch.
+from structgen._backends.llamacpp._prefixes import PrefixStore
+from structgen._backends.llamacpp._runner import ModelRunner
+from structgen._backends.llamacpp._threads import Threads, chosen_threads
 
 #: An ordinary extraction prompt, repeated to the length asked for.
 PROMPT = ("Extract the ticket: the printer on floor three has been jammed since Monday, and Maria "

@@ -15,8 +15,11 @@ batches) and the same bound
 per case (``--timeout``):
 
 ``structgen``
-    ``LLM(model, max_tokens=M, n_ctx=C).call_tools(messages, tools=..., tool_choice="auto")``,
-    plus ``decision=NAME`` when ``--decision NAME`` is given.
+    ``LLM(model, max_tokens=M, n_ctx=C).call_tools(messages, tools=..., tool_choice="auto",
+    policy=POLICY)``: ``--policy NAME`` (one of structgen's named policies, default ``auto``) with
+    the rules ``--rule FIELD=VALUE`` sets by keyword (each a field of ``structgen.Policy``;
+    repeatable; :mod:`bench.policies`), plus ``reasoning=N`` with ``--reasoning N``. Its label
+    in the results records them: ``structgen:tool-trained+offered_call=new-word``.
 ``peer`` (llama-cpp-python)
     ``Llama(model, chat_format="chatml-function-calling", n_ctx=C)``'s
     ``create_chat_completion(..., tool_choice="auto", temperature=0.0, max_tokens=M)``. Its
@@ -50,7 +53,7 @@ category and overall, for every runner. Usage::
     python -m bench.suites.bfcl [--split test|tune|all] [--per-category N] [--skip N] [--categories a,b ...]
                          [--runners structgen,peer,server] [--model gemma|PATH]
                          [--timeout 60] [--max-tokens 256] [--n-ctx 4096] [--threads N] [--threads-batch N]
-                         [--decision NAME] [--json OUT] [--show]
+                         [--policy NAME] [--rule FIELD=VALUE ...] [--reasoning N] [--json OUT] [--show]
 """
 
 from __future__ import annotations
@@ -77,13 +80,12 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, NamedTuple
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench import harness  # noqa: E402
-from bench.harness import ROOT, model_path  # noqa: E402
-from tests.support.bfcl import bfcl_tool  # noqa: E402
-from tests.support.corpora import BFCL  # noqa: E402
-from structgen._backends.llamacpp._threads import chosen_threads  # noqa: E402
+from bench import harness, policies
+from bench.harness import ROOT, model_path
+from bench.policies import NamedPolicy
+from structgen._backends.llamacpp._threads import chosen_threads  # every runner gets structgen's threads
+from tests.support.bfcl import bfcl_tool
+from tests.support.corpora import BFCL
 
 CATEGORIES = (
     "simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance",
@@ -92,6 +94,8 @@ CATEGORIES = (
 RUNNERS = ("structgen", "peer", "server")
 #: structgen through llama-server (``LlamaServerBackend``), with and without the embedding extra.
 SERVED = ("structgen-server", "structgen-server-plain")
+#: The runners that are structgen, which ``--policy`` and ``--rule`` set.
+STRUCTGEN = ("structgen", *SERVED)
 LABELS = {"structgen": "structgen", "peer": "llama-cpp-python", "server": "llama-server",
           "structgen-server": "structgen via llama-server", "structgen-server-plain": "structgen via llama-server, no extra"}
 SPLITS = ("tune", "test", "all")
@@ -421,27 +425,23 @@ def cases(per_category: int | None = None, categories: Iterable[str] = CATEGORIE
     return chosen
 
 
-def chosen_options(setting: str | None) -> dict[str, Any]:
-    """call_tools' options for ``--decision``: a named policy (``POLICIES``),
-    "NAME" or "NAME/ARGUMENTS" (its decision= and arguments=), or
-    "DECISION/ARGUMENTS/OFFERED_CALL[/...]" (a ``Policy`` of its rules, in its fields' order); a
-    ``+thinkN`` suffix adds ``reasoning=N`` (a reasoning section of N tokens before the turn)."""
-    from structgen import Policy
-    from structgen._tools.policy._policies import POLICIES
+@dataclass(frozen=True)
+class Calling:
+    """How the structgen runners call ``call_tools``: with ``policy=`` (``--policy`` and
+    ``--rule``, :mod:`bench.policies`) and, given ``reasoning`` (``--reasoning N``),
+    ``reasoning=N``: a reasoning section of N tokens before the turn."""
 
-    if setting is None:
-        return {}
-    setting, _, think = setting.partition("+think")
-    if think:
-        return {**chosen_options(setting or None), "reasoning": int(think)}
-    if not setting:
-        return {}
-    if setting in POLICIES:
-        return {"policy": setting}
-    name, *rest = setting.split("/")
-    if len(rest) >= 2:
-        return {"policy": Policy(name, *rest)}  # type: ignore[arg-type]
-    return {"decision": name, **({"arguments": rest[0]} if rest else {})}
+    policy: NamedPolicy = NamedPolicy()
+    reasoning: int | None = None
+
+    def label(self, runner: str = "structgen") -> str:
+        """The runner's label in the results: ``structgen:tool-trained+offered_call=new-word``."""
+        return f"{runner}:{self.policy.label}" + (f" reasoning={self.reasoning}" if self.reasoning is not None else "")
+
+    def options(self, llm: Any) -> dict[str, Any]:
+        """``call_tools``' keywords for ``llm``."""
+        return {"policy": self.policy.policy(llm),
+                **({"reasoning": self.reasoning} if self.reasoning is not None else {})}
 
 
 # -- the runners ------------------------------------------------------------------------------
@@ -469,7 +469,7 @@ class Outcome(NamedTuple):
     undecodable: bool = False
 
 
-def _serve(runner: str, path: str, bounds: Bounds, decision: str | None, conn: Connection) -> None:
+def _serve(runner: str, path: str, bounds: Bounds, calling: Calling, conn: Connection) -> None:
     """The worker: load the model, then answer (messages, tools) jobs with
     ("calls", [(name, arguments)...], seconds), ("undecodable", reason, seconds) or
     ("error", reason, seconds)."""
@@ -481,8 +481,7 @@ def _serve(runner: str, path: str, bounds: Bounds, decision: str | None, conn: C
             import structgen
 
             llm = structgen.LLM(path, max_tokens=bounds.max_tokens, **options)
-            # "NAME" or "NAME/ARGUMENTS" (call_tools' decision= and arguments=); older APIs lack both
-            chosen = chosen_options(decision)
+            chosen = calling.options(llm)
             expected: tuple[type[Exception], ...] = (structgen.StructgenError,)
             undecodable += (structgen.GenerationError,)  # the output held no valid calls
 
@@ -524,9 +523,9 @@ class Worker(harness.Worker):
     """An in-process library (structgen or llama-cpp-python) in a child process, restarted
     when a case exceeds the bound."""
 
-    def __init__(self, runner: str, path: str, bounds: Bounds, decision: str | None = None) -> None:
-        self.runner, self.path, self.bounds, self.decision = runner, path, bounds, decision
-        super().__init__(_serve, runner, path, bounds, decision)
+    def __init__(self, runner: str, path: str, bounds: Bounds, calling: Calling = Calling()) -> None:
+        self.runner, self.path, self.bounds, self.calling = runner, path, bounds, calling
+        super().__init__(_serve, runner, path, bounds, calling)
 
     def start(self) -> None:
         super().start()
@@ -715,10 +714,10 @@ class ServedStructgen:
     starts, restarted when a case exceeds the bound (each request is bounded by it too).
     ``embeddings=False``: as without the ``structgen[embeddings]`` extra."""
 
-    def __init__(self, path: str, bounds: Bounds, decision: str | None, binary: str | None = None,
+    def __init__(self, path: str, bounds: Bounds, calling: Calling = Calling(), binary: str | None = None,
                  *, embeddings: bool = True) -> None:
         self.embeddings = embeddings
-        self.chosen = chosen_options(decision)
+        self.calling = calling
         self.bounds = bounds
         self.server = Server(path, bounds, binary)
         self._connect()
@@ -730,7 +729,9 @@ class ServedStructgen:
         self.llm = structgen.LLM.from_backend(backend, max_tokens=self.bounds.max_tokens)
         if not self.embeddings:
             # what the policy layer's loader gives when the extra's model is not installed
+            # (private: no public switch turns the embedding extra off; bench/README.md)
             self.llm._caller = replace(self.llm._caller, meanings=lambda: None)
+        self.chosen = self.calling.options(self.llm)
 
     def run(self, messages: list[dict[str, str]], tools: list[dict[str, Any]]) -> Outcome:
         import structgen
@@ -756,16 +757,17 @@ class ServedStructgen:
         self.server.close()
 
 
-def start_runner(runner: str, path: str, bounds: Bounds, decision: str | None = None,
+def start_runner(runner: str, path: str, bounds: Bounds, calling: Calling = Calling(),
                  binary: str | None = None) -> Worker | Server | ServedStructgen:
-    if runner in ("structgen-server", "structgen-server-plain"):
-        return ServedStructgen(path, bounds, decision, binary, embeddings=runner == "structgen-server")
-    return Server(path, bounds, binary) if runner == "server" else Worker(runner, path, bounds, decision)
+    """``calling``: how the structgen runners call (the peers ignore it)."""
+    if runner in SERVED:
+        return ServedStructgen(path, bounds, calling, binary, embeddings=runner == "structgen-server")
+    return Server(path, bounds, binary) if runner == "server" else Worker(runner, path, bounds, calling)
 
 
-def run_all(runner: str, path: str, chosen: list[dict[str, Any]], bounds: Bounds, decision: str | None,
+def run_all(runner: str, path: str, chosen: list[dict[str, Any]], bounds: Bounds, calling: Calling,
             show: bool, binary: str | None = None) -> list[Result]:
-    engine = start_runner(runner, path, bounds, decision, binary)
+    engine = start_runner(runner, path, bounds, calling, binary)
     results = []
     try:
         warm = engine.run([{"role": "user", "content": "Weather in Paris?"}], [bfcl_tool(WARM_UP_TOOL)])
@@ -788,11 +790,11 @@ def run_all(runner: str, path: str, chosen: list[dict[str, Any]], bounds: Bounds
 # -- report -----------------------------------------------------------------------------------
 
 
-def table(results: dict[str, list[Result]], categories: Sequence[str]) -> str:
+def table(results: dict[str, list[Result]], categories: Sequence[str], named: dict[str, str] | None = None) -> str:
     """Markdown: per category and overall, each runner's cases right (share) and its seconds
-    per case (median / mean)."""
+    per case (median / mean); each runner's column named by ``named`` (default: ``LABELS``)."""
     runners = list(results)
-    labels = [LABELS.get(r, r) for r in runners]
+    labels = [(named or {}).get(r) or LABELS.get(r, r) for r in runners]
     header = [*labels, *(f"{x} s/case (med / mean)" for x in labels)]
     rows = ["| category | n | " + " | ".join(header) + " |", "|---|---:|" + "---:|" * len(header)]
     for category in [*categories, "overall"]:
@@ -847,11 +849,9 @@ def main() -> None:
                         help="llama.cpp threads for single tokens, every runner (default: one per physical core)")
     parser.add_argument("--threads-batch", type=int, default=None,
                         help="llama.cpp threads for batches, every runner (default: --threads if given, else every usable CPU)")
-    parser.add_argument("--decision", default=None,
-                        help="structgen's policy (auto, model, small-model: call_tools(policy=NAME)), or a decision "
-                             "passed as call_tools(decision=NAME); NAME/ARGUMENTS also passes arguments=ARGUMENTS; "
-                             "three or more values are a Policy of its rules in its fields' order "
-                             "(default: none passed)")
+    policies.add_arguments(parser, "the structgen runners' call_tools(policy=...)")
+    parser.add_argument("--reasoning", type=int, default=None, metavar="N",
+                        help="the structgen runners pass reasoning=N: a reasoning section of N tokens before each turn")
     parser.add_argument("--json", type=Path, default=None, help="write the run and every per-case result here (default: bench/results/latest/bfcl.json)")
     parser.add_argument("--show", action="store_true", help="print each case's outcome (stderr)")
     args = parser.parse_args()
@@ -865,6 +865,10 @@ def main() -> None:
         parser.error(f"--runners takes a comma-separated list among {', '.join(RUNNERS + SERVED)}")
     if args.timeout <= 0 or args.max_tokens <= 0 or args.n_ctx <= 0:
         parser.error("--timeout, --max-tokens and --n-ctx must be positive")
+    if args.reasoning is not None and args.reasoning <= 0:
+        parser.error("--reasoning must be positive")
+    calling = Calling(policies.from_arguments(parser, args), args.reasoning)
+    labels = {r: calling.label(r) if r in STRUCTGEN else LABELS[r] for r in runners}
     command = shlex.join(sys.argv)
     threads = chosen_threads(args.threads, args.threads_batch)  # structgen's defaults, given to every runner
     bounds = Bounds(args.timeout, args.max_tokens, args.n_ctx, threads.token, threads.batch)
@@ -881,18 +885,18 @@ def main() -> None:
     print(f"bounds, every runner: {bounds.timeout:g} s per case, max_tokens {bounds.max_tokens}, "
           f"n_ctx {bounds.n_ctx}, threads {bounds.threads} (batches {bounds.threads_batch}); temperature 0; "
           "tool_choice auto  ")
-    print(f"structgen decision: {args.decision or '(not passed: the default)'}  ")
-    print("runners: " + "; ".join(f"{LABELS[r]} {versions.get(r, '')}".strip() for r in runners) + "  ")
+    print(f"structgen policy: {calling.label()}  ")
+    print("runners: " + "; ".join(f"{labels[r]} {versions.get(r, '')}".strip() for r in runners) + "  ")
     print("split sizes (tune / test): " + ", ".join(
         f"{c} {s['tune']}/{s['test']}" for c, s in sizes.items() if c in categories) + "\n")
 
     results: dict[str, list[Result]] = {}
     for runner in runners:  # one after the other: they would compete for the cores
-        results[runner] = run_all(runner, path, chosen, bounds, args.decision, args.show, binary)
-    print(table(results, categories))
+        results[runner] = run_all(runner, path, chosen, bounds, calling, args.show, binary)
+    print(table(results, categories, labels))
     print()
     for runner, rs in results.items():
-        print(f"{LABELS[runner]} failures: {failure_summary(rs)}")
+        print(f"{labels[runner]} failures: {failure_summary(rs)}")
     summary = {c: [sum(1 for x in chosen if x["category"] == c),
                    *(sum(x.passed for x in rs if x.category == c) for rs in results.values())]
                for c in categories}
@@ -908,11 +912,13 @@ def main() -> None:
         "skip": args.skip,
         "categories": categories,
         "bounds": asdict(bounds),
-        "decision": args.decision,
-        "runners": {r: {"label": LABELS[r], "version": versions.get(r, "")} for r in runners},
+        "policy": calling.policy.name,
+        "rules": dict(calling.policy.rules),
+        "reasoning": calling.reasoning,
+        "runners": {r: {"label": labels[r], "version": versions.get(r, "")} for r in runners},
         "server_command": shlex.join(server_command(binary, path, bounds, 0)).replace("--port 0", "--port PORT")
         if binary else None,
-        "columns": ["cases", *(LABELS[r] for r in runners)],
+        "columns": ["cases", *(labels[r] for r in runners)],
         "summary": {c: row for c, row in summary.items() if row[0]},
         "results": [asdict(r) for rs in results.values() for r in rs],
     }

@@ -28,8 +28,10 @@ with BFCL's ground truth.
 
 **Runners** (same cases, messages, tools, ``--max-tokens``, ``--n-ctx``, threads, greedy):
 
-``structgen`` / ``structgen:POLICY`` (``model``, ``tool-trained``, ``small-model``)
-    ``LLM(model, n_ctx=C, max_tokens=M).run_tools(messages, tools, max_rounds=20[, policy=POLICY])``,
+``structgen`` / ``structgen:POLICY`` (``auto``, ``model``, ``tool-trained``, ``small-model``, then
+any of its rules set by keyword: ``structgen:tool-trained+offered_call=new-word``, each
+``+FIELD=VALUE`` a field of ``structgen.Policy``; :mod:`bench.policies`)
+    ``LLM(model, n_ctx=C, max_tokens=M).run_tools(messages, tools, max_rounds=20, policy=POLICY)``,
     one call per user turn, in a worker process; each tool's function runs its call on the
     case's state. The tools are ``async`` functions that never wait, so that a step's calls
     run one after the other in the order the model wrote them (plain functions would run in
@@ -53,7 +55,8 @@ steps (calls, tokens evaluated, seconds). Usage::
 
     python -m bench.suites.bfcl_multi_turn [--model qwen0.5b|qwen1.5b|PATH] [--split tune|test]
         [--categories multi_turn_base,multi_turn_miss_func,multi_turn_miss_param,multi_turn_long_context]
-        [--per-category N] [--runners structgen,server,structgen:model] [--max-tokens 256]
+        [--per-category N] [--runners structgen,server,structgen:model,structgen:tool-trained+grounding=off]
+        [--max-tokens 256]
         [--n-ctx 16384] [--timeout 900] [--json OUT] [--show]
 """
 
@@ -74,7 +77,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -82,10 +85,11 @@ from typing import Any
 
 from bench import harness
 from bench.harness import model_path
+from bench.policies import NAMES, NamedPolicy, parse_runner
 
 CATEGORIES = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
-POLICIES = ("model", "tool-trained", "small-model")
-RUNNERS = ("structgen", *(f"structgen:{p}" for p in POLICIES), "server")
+#: The runners by name; a structgen runner may name its policy: ``structgen:NAME[+FIELD=VALUE...]``.
+RUNNERS = ("structgen", *(f"structgen:{p}" for p in NAMES), "server")
 SPLITS = ("tune", "test")
 #: Steps of calls a turn may take (BFCL's ``MAXIMUM_STEP_LIMIT``).
 STEP_LIMIT = 20
@@ -389,27 +393,27 @@ def _usage_step(turn: Any) -> tuple[int | None, int | None, float | None]:
     return (usage.prompt_tokens - usage.cached_prompt_tokens, usage.prompt_tokens, usage.total_seconds)
 
 
-def structgen_case(llm: Any, case: dict[str, Any], policy: str | None, runner: str,
+def structgen_case(llm: Any, case: dict[str, Any], policy: NamedPolicy, runner: str,
                    report: Any = None) -> CaseRun:
     """One case through ``run_tools``, one call per user turn; ``report(turn_steps)`` after each."""
     import structgen
-    from structgen._tools._tool import as_tool
 
     state = State(case, runner)
-    options = {"policy": policy} if policy else {}
+    chosen = policy.policy(llm)
     run = CaseRun()
     start = time.perf_counter()
     messages: list[Any] = []
     try:
         for new, functions in turns(case):
             names = {tool_name(f["name"]): f["name"] for f in functions}
-            tools = [replace(as_tool(openai_tool(f)), function=_executing(state, f["name"])) for f in functions]
+            tools = [structgen.Tool(**openai_tool(f)["function"], function=_executing(state, f["name"]))
+                     for f in functions]
             messages = [*messages, *new]
             before = len(messages)
             turn_start = time.perf_counter()
             forced = False
             try:
-                done = llm.run_tools(messages, tools, max_rounds=STEP_LIMIT, **options)
+                done = llm.run_tools(messages, tools, max_rounds=STEP_LIMIT, policy=chosen)
                 messages = [_as_dict(m) for m in done.messages]
                 made = getattr(done, "turns", None)
             except structgen.MaxRoundsError as error:
@@ -506,7 +510,7 @@ class StructgenWorker(harness.Worker):
             self.close()
             raise SystemExit(f"structgen could not load {self.path}: {detail}")
 
-    def run(self, case: dict[str, Any], policy: str | None, runner: str) -> CaseRun:
+    def run(self, case: dict[str, Any], policy: NamedPolicy, runner: str) -> CaseRun:
         start = time.monotonic()
         self.conn.send((case, policy, runner))
         partial = CaseRun()
@@ -605,6 +609,16 @@ def server_case(server: Any, case: dict[str, Any], bounds: Bounds) -> CaseRun:
 # -- the run ----------------------------------------------------------------------------------
 
 
+def runner_label(runner: str) -> str:
+    """``server``, or ``structgen[:NAME[+FIELD=VALUE...]]`` with its policy written in full
+    (``structgen`` alone: ``structgen:auto``), as the results name the runner. ValueError: an
+    unknown runner, policy or rule."""
+    engine, policy = parse_runner(runner, ("structgen",), ("server",))
+    if engine == "server":
+        return engine
+    return f"structgen:{(policy or NamedPolicy()).label}"
+
+
 def run_runner(runner: str, path: str, chosen: list[dict[str, Any]], bounds: Bounds, show: bool,
                results: list[Result] | None = None, saved: Any = None) -> list[Result]:
     """Every chosen case on ``runner``, each appended to ``results`` as it ends (then ``saved()``)."""
@@ -617,7 +631,7 @@ def run_runner(runner: str, path: str, chosen: list[dict[str, Any]], bounds: Bou
                                                bounds.threads_batch))
     else:
         engine = StructgenWorker(path, bounds)
-    policy = runner.partition(":")[2] or None
+    policy = parse_runner(runner, ("structgen",), ("server",))[1] or NamedPolicy()
     try:
         for case in chosen:
             run = server_case(engine, case, bounds) if runner == "server" else engine.run(case, policy, runner)
@@ -663,14 +677,16 @@ def table(results: dict[str, list[Result]], categories: Sequence[str]) -> str:
 
 def main() -> None:
     from bench.suites.bfcl import server_binary, server_version
-    from structgen._backends.llamacpp._threads import chosen_threads
+    from structgen._backends.llamacpp._threads import chosen_threads  # structgen's threads, every runner
 
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--model", default="qwen0.5b", help="qwen0.5b, qwen1.5b or a GGUF path (default: qwen0.5b)")
     parser.add_argument("--split", choices=SPLITS, default="tune", help="which half of the even cases (default: tune)")
     parser.add_argument("--categories", default=",".join(CATEGORIES), help="comma-separated")
     parser.add_argument("--per-category", type=int, default=None, help="first N cases of each category (default: all)")
-    parser.add_argument("--runners", default="structgen,server", help=f"comma-separated among {', '.join(RUNNERS)}")
+    parser.add_argument("--runners", default="structgen,server",
+                        help=f"comma-separated among {', '.join(RUNNERS)}; a structgen one may set rules of its "
+                             "policy by keyword, structgen:NAME+FIELD=VALUE... (FIELD a field of structgen.Policy)")
     parser.add_argument("--max-tokens", type=int, default=256, help="tokens a step may write, every runner")
     parser.add_argument("--n-ctx", type=int, default=16384, help="the context of every runner")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds a case, every runner")
@@ -684,8 +700,11 @@ def main() -> None:
     categories = [c for c in args.categories.split(",") if c]
     if not categories or set(categories) - set(CATEGORIES):
         parser.error(f"--categories takes a comma-separated list among {', '.join(CATEGORIES)}")
-    runners = [r for r in args.runners.split(",") if r]
-    if not runners or set(runners) - set(RUNNERS):
+    try:
+        runners = [runner_label(r) for r in args.runners.split(",") if r]
+    except ValueError as error:
+        parser.error(f"--runners: {error}")
+    if not runners:
         parser.error(f"--runners takes a comma-separated list among {', '.join(RUNNERS)}")
     if args.timeout <= 0 or args.max_tokens <= 0 or args.n_ctx <= 0:
         parser.error("--timeout, --max-tokens and --n-ctx must be positive")

@@ -13,7 +13,8 @@ llama-cpp-python's on the schemas both convert, each converted once in this run
 (``--convert-only``: that line alone, nothing judged, one thread, then the warm ratio of a
 second pass by fresh converters, which shows how much of the cold time is work done once per
 process, such as structgen's memo tables filling; ``--source PATH`` imports
-structgen from another checkout, to compare two versions with the same command).
+structgen from another checkout, to compare two versions with the same command: its converter,
+judged by this checkout's judge, :func:`bench.harness.use_structgen`).
 Grammars are judged in worker processes, so a grammar that aborts or hangs llama.cpp is
 counted as a crash or a hang instead of ending the run. A hang is a judgement that used more
 than ``--hang-seconds`` of the worker's CPU time (other processes on the machine do not make a
@@ -40,10 +41,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench.harness import Worker, results_file  # noqa: E402
-from tests.support.corpora import (  # noqa: E402
+from bench.harness import Worker, results_file, use_structgen
+from tests.support.corpora import (
     Case,
     Outcome,
     jsts_cases,
@@ -60,6 +59,8 @@ POLL_SECONDS = 0.2
 
 def _worker_main(conn: Connection) -> None:
     from structgen import GrammarError
+    # llama.cpp's grammar sampler itself: its load and judge times and the cost of one sampling
+    # step are measured (structgen.testing.check gives the verdicts, not those).
     from structgen._backends.llamacpp._native import native_vocab
 
     vocab = native_vocab()
@@ -237,7 +238,7 @@ def run_corpus(
     name: str, cases: list[Case], converters: dict[str, Callable[[Any], str]],
     hang_seconds: float = HANG_SECONDS, saved: ResultsFile | None = None,
 ) -> dict[str, dict[str, Outcome]]:
-    from structgen._gbnf import check_safe
+    from structgen.gbnf import check_safe
 
     saved = saved or ResultsFile(None)
     results: dict[str, dict[str, Outcome]] = {c: {} for c in converters}
@@ -362,8 +363,7 @@ def main(argv: Iterable[str] | None = None) -> None:
     if args.results is None and not args.convert_only:
         args.results = results_file(None, "conformance", ".jsonl")
         args.results.unlink(missing_ok=True)  # only a file given on purpose is resumed
-    if args.source is not None:
-        sys.path.insert(0, str(args.source.resolve()))
+    structgen = use_structgen(args.source)  # this checkout's, unless --source names another
     remotes = jsts_remotes()
     factories = {
         "structgen": lambda: structgen_converter(remotes, args.key_order),
@@ -371,8 +371,6 @@ def main(argv: Iterable[str] | None = None) -> None:
     }
     converters = {n: f() for n, f in factories.items() if args.only in (None, n)}
     if args.source is not None:
-        import structgen
-
         print(f"structgen from {Path(structgen.__file__).parent}", file=sys.stderr)
     corpora: dict[str, list[Case]] = {}
     if args.corpus in ("jsts", "all"):

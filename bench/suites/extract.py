@@ -33,11 +33,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench.harness import model_path, results_file  # noqa: E402
-from structgen import _extract as ex  # noqa: E402
-from structgen._llm import LLM  # noqa: E402
+from bench.harness import model_path, results_file
+from structgen import LLM
+from structgen import _extract as ex  # `structgen extract`'s own code path, run in-process and timed
 
 
 class Ticket(BaseModel):

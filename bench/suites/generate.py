@@ -42,16 +42,12 @@ from typing import Any, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench import harness  # noqa: E402
-from bench.harness import cold_cache  # noqa: E402
-
-from structgen import StructgenError, structured  # noqa: E402
-from structgen._backends._seam import Message, Usage  # noqa: E402
-from structgen._llm import LLM  # noqa: E402
-from structgen._generate._output import spec_for  # noqa: E402
-from structgen._generate._messages import as_messages  # noqa: E402
+from bench import harness
+from bench.harness import cold_cache
+from structgen import LLM, Message, StructgenError, Usage, structured
+# The peers are asked with the very messages structgen sends (its system hint for the type).
+from structgen._generate._messages import as_messages
+from structgen._generate._output import spec_for
 
 
 class Address(BaseModel):

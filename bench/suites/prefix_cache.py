@@ -8,8 +8,8 @@ Two workloads, each run three ways on one model:
     switched off (``prompt_cache_bytes=0``: only the previous call's prefix is reused);
     ``cold`` runs every call from an empty cache and store.
 (2) ``agents``: two agents with different tool lists, five rounds each. Every round adds a
-    request, the agent calls a tool (``call_tools(..., tool_choice="required",
-    decision="words")``: every round lists all of the agent's tools), the calls
+    request, the agent calls a tool (``call_tools(..., tool_choice="required", policy=...)``, the
+    small-model policy with ``decision="words"``: every round lists all of the agent's tools), the calls
     run and their results are fed back. Grouped: agent A's five rounds, then B's; alternating:
     A1 B1 A2 B2 ...
 
@@ -34,25 +34,23 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench.harness import command, model_path, results_file, write_json  # noqa: E402
-
-from structgen import StructgenError  # noqa: E402
-from structgen._backends._seam import Message  # noqa: E402
-from structgen._backends.llamacpp._prefixes import shared_length  # noqa: E402
-from structgen._llm import LLM  # noqa: E402
-from tests.support.prefix_cache import (  # noqa: E402
+from bench.harness import command, model_path, results_file, write_json
+from bench.policies import NamedPolicy
+from structgen import LLM, Message, StructgenError
+from structgen._backends.llamacpp._prefixes import shared_length  # the prefix store's own measure, measured
+from tests.support.prefix_cache import (
     CONTACT_RULES, CONTACTS, TICKET_RULES, TICKETS, Contact, Ticket, book_hotel, convert_currency, find_flights,
     get_exchange_history, get_forecast, get_stock_price, get_weather, loan_payment,
 )
+
+#: The agents' policy: the small-model rules, deciding by words.
+WORDS = NamedPolicy.of("small-model", decision="words")
 
 # -- (1) two output types ---------------------------------------------------------------------
 
@@ -115,10 +113,10 @@ class Conversation:
         """Round ``number``: the request, the model's calls, their results. Returns the calls."""
         self.messages.append(Message("user", self.agent.requests[number]))
         try:
-            # "words": the agent's whole tool list is offered every round ("meaning" would list
-            # only the tools that fit the request, a listing that changes with every request).
+            # decision "words": the agent's whole tool list is offered every round ("meaning" would
+            # list only the tools that fit the request, a listing that changes with every request).
             turn = llm.call_tools(self.messages, list(self.agent.tools), tool_choice="required",
-                                  decision="words")
+                                  policy=WORDS.policy())
         except StructgenError as error:
             return f"{type(error).__name__}: {error}"
         # Ids of our own (call_tools draws random ones): every way sees the same conversation.

@@ -44,7 +44,6 @@ import json
 import re
 import signal
 import sys
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
@@ -54,13 +53,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, create_model
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench import harness  # noqa: E402
-from bench.harness import cold_cache, model_path  # noqa: E402
-from bench.suites.bfcl import _matches  # noqa: E402
-from tests.support.bfcl import bfcl_schema  # noqa: E402
-from tests.support.corpora import BFCL  # noqa: E402
+from bench import harness
+from bench.harness import cold_cache, model_path
+from bench.suites.bfcl import _matches
+from tests.support.bfcl import bfcl_schema
+from tests.support.corpora import BFCL
 
 BFCL_SOURCES = ("simple_python", "live_simple")
 SOURCES = ("own", *BFCL_SOURCES)
@@ -648,7 +645,7 @@ def variant_settings(variant: str) -> dict[str, Any]:
 
 def conversation(case: Case, variant: str, dictionaries: Any = "words") -> list[dict[str, str]]:
     """The chat messages structgen sends for ``case`` under ``variant`` to a model that reads
-    dictionaries as ``dictionaries`` (``LLM._dictionary_shape``)."""
+    dictionaries as ``dictionaries`` (``LLM._dictionary_shape``): the peers are asked with them."""
     from structgen._generate._output import OutputSpec, options_from
 
     spec: OutputSpec[Any] = OutputSpec(case.output_type, options_from(variant_settings(variant)))
@@ -675,6 +672,7 @@ def _serve(path: str, threads: int, max_tokens: int, limit: int | None, sources:
         from llama_cpp.llama_grammar import LlamaGrammar
 
         from structgen import LLM, StructgenError, structured
+        # a peer without a chat template gets the prompt text structgen renders
         from structgen._generate._messages import as_messages
 
         llama: Any = llama_cpp.Llama(path, n_ctx=4096, n_threads=threads, n_threads_batch=threads,

@@ -1,5 +1,5 @@
 """How many calls a turn makes: the SEVERAL requests of ``bench/data/tool_requests.json`` (one call wanted
-though more tempt, or two wanted) on the twelve tools, with the default decision, greedy.
+though more tempt, or two wanted) on the twelve tools, with the default policy, greedy.
 
 A request is right when its calls are exactly the wanted ones: as many, each wanted call matched
 (greedily, in order) by a call of that tool whose arguments hold the wanted value
@@ -7,11 +7,12 @@ A request is right when its calls are exactly the wanted ones: as many, each wan
 from; every row goes to ``--json`` (default ``bench/results/latest/several_calls.json``). Usage::
 
     python -m bench.suites.several_calls [--model gemma|qwen0.5b|qwen1.5b] [--json OUT]
-        [--set shared|typed|calls-holdout|fresh-calls] [--policy POLICY]
+        [--set shared|typed|calls-holdout|fresh-calls] [--policy NAME] [--rule FIELD=VALUE ...]
 
 ``--set shared``: SHARED_VALUES, two calls of different tools on the same values; ``--set typed``:
 TYPED_CALLS, ``--set calls-holdout``: CALLS_HOLDOUT and ``--set fresh-calls``: FRESH_CALLS (also
-three calls wanted), worded the way people type.
+three calls wanted), worded the way people type. ``--policy`` and ``--rule`` as for
+``bench.suites.bfcl`` (:mod:`bench.policies`); the rows record the policy's label.
 Also printed: the seconds each kind of request took (wall time of the turns), the cost a
 longer turn pays.
 """
@@ -26,10 +27,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench.harness import model_path, results_file  # noqa: E402
-from tests.support.tool_requests import CALLS_HOLDOUT, FRESH_CALLS, SEVERAL, SHARED_VALUES, TOOLS, TYPED_CALLS, Wanted  # noqa: E402
+from bench import policies
+from bench.harness import model_path, results_file
+from tests.support.tool_requests import CALLS_HOLDOUT, FRESH_CALLS, SEVERAL, SHARED_VALUES, TOOLS, TYPED_CALLS, Wanted
 
 SETS = {"several": SEVERAL, "shared": SHARED_VALUES, "typed": TYPED_CALLS, "calls-holdout": CALLS_HOLDOUT, "fresh-calls": FRESH_CALLS}
 
@@ -65,20 +65,18 @@ def main() -> None:
     parser.add_argument("--json", type=Path,
                         help="write every row here (default: bench/results/latest/several_calls.json)")
     parser.add_argument("--set", choices=sorted(SETS), default="several")
-    parser.add_argument("--policy", default=None,
-                        help="call_tools' policy as bench.suites.bfcl's --decision takes it (default: none passed)")
+    policies.add_arguments(parser, "call_tools(policy=...)")
     args = parser.parse_args()
+    chosen = policies.from_arguments(parser, args)
     import structgen
 
-    from bench.suites.bfcl import chosen_options
-
-    options = chosen_options(args.policy)
-
     llm = structgen.LLM(model_path(args.model), max_tokens=256, n_ctx=4096, n_threads=1, n_threads_batch=1)
+    policy = chosen.policy(llm)
+    runner = f"structgen:{chosen.label}"
     rows = []
     for text, wanted in SETS[args.set]:
         start = time.perf_counter()
-        turn = llm.call_tools(text, tools=TOOLS, tool_choice="auto", **options)
+        turn = llm.call_tools(text, tools=TOOLS, tool_choice="auto", policy=policy)
         seconds = time.perf_counter() - start
         calls = [(c.name, c.text) for c in turn.calls]
         right = matches(calls, wanted)
@@ -89,8 +87,10 @@ def main() -> None:
     words = {1: "one call", 2: "two", 3: "three"}
     right = ", ".join(f"{words.get(n, n)} wanted {sum(r['right'] for r in kind)}/{len(kind)}" for n, kind in kinds.items())
     seconds = ", ".join(f"{words.get(n, n)} wanted {sum(r['seconds'] for r in kind):.1f}" for n, kind in kinds.items())
-    print(f"`{command}` (structgen from {structgen.__file__}): {right}; seconds: {seconds}")
-    results_file(args.json, "several_calls").write_text(json.dumps({"command": command, "rows": rows}, indent=1))
+    print(f"`{command}` ({runner}, structgen from {structgen.__file__}): {right}; seconds: {seconds}")
+    results_file(args.json, "several_calls").write_text(json.dumps(
+        {"command": command, "runner": runner, "policy": chosen.name, "rules": dict(chosen.rules), "rows": rows},
+        indent=1))
 
 
 if __name__ == "__main__":

@@ -6,10 +6,11 @@ every time, greedy, ``tool_choice="auto"``. A request is right when the first ca
 tool it needs (or, for no-tool requests, when no call is made). Runners, each under the same
 time bound, token budget and context (the BFCL suite's workers):
 
-- ``structgen:<decision>`` — ``LLM(model).call_tools(request, tools, decision=...)`` for each
-  decision (meaning, action, words, model); ``structgen:<decision>/<arguments>`` also passes
-  ``arguments=`` (copied, free_then_copied);
-- ``structgen-server:<decision>`` — the same through llama.cpp's server (``LlamaServerBackend``),
+- ``structgen:<policy>`` — ``LLM(model).call_tools(request, tools, policy=...)``, the policy
+  written as :mod:`bench.policies` labels it: one of structgen's named policies (auto, model,
+  tool-trained, small-model), then any of its rules set by keyword, each ``+FIELD=VALUE`` a field
+  of ``structgen.Policy`` (``structgen:small-model+decision=meaning+arguments=copied``);
+- ``structgen-server:<policy>`` — the same through llama.cpp's server (``LlamaServerBackend``),
   a backend that scores no given text (``structgen-server-plain``: also without the
   ``structgen[embeddings]`` extra);
 - ``--examples`` gives the in-process structgen runners each tool's example requests
@@ -20,7 +21,7 @@ time bound, token budget and context (the BFCL suite's workers):
 Prints a Markdown table (right per kind, seconds per request) headed by the exact command;
 every outcome goes to ``--json`` (default ``bench/results/latest/tool_decision.json``). Usage::
 
-    python -m bench.suites.tool_decision [--model gemma|PATH] [--runners structgen:meaning,peer,server]
+    python -m bench.suites.tool_decision [--model gemma|PATH] [--runners structgen:auto,peer,server]
                                   [--timeout 60] [--max-tokens 256] [--n-ctx 4096] [--json OUT]
     python -m bench.suites.tool_decision --tables RUN.json [LATER_RUN.json ...]
 """
@@ -35,31 +36,49 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench.harness import model_path, results_file  # noqa: E402
-from bench.suites.bfcl import Bounds, start_runner  # noqa: E402
-from tests.support.tool_requests import (  # noqa: E402
-    HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, EXAMPLES, HOLDOUT5, HOLDOUT6, HOLDOUT7, HOLDOUT8, FRESH, LIVE, NEIGHBOURS, TEST, TOOLS, TUNE, Kind,
+from bench.harness import model_path, results_file
+from bench.policies import NamedPolicy, parse_runner
+from bench.suites.bfcl import STRUCTGEN, Bounds, Calling, start_runner
+from structgen._tools._tool import as_tools  # the stubs as OpenAI tool dicts, for every runner alike
+from tests.support.tool_requests import (
+    EXAMPLES, FRESH, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, HOLDOUT8, LIVE, NEIGHBOURS,
+    TEST, TOOLS, TUNE, Kind,
 )
 
 SPLITS = {"test": TEST, "holdout": HOLDOUT, "holdout2": HOLDOUT2, "holdout3": HOLDOUT3, "holdout4": HOLDOUT4,
           "fresh": FRESH, "holdout5": HOLDOUT5, "holdout6": HOLDOUT6, "holdout7": HOLDOUT7, "holdout8": HOLDOUT8, "live": LIVE, "neighbours": NEIGHBOURS, "tune": TUNE}
-from structgen._tools._tool import as_tools  # noqa: E402
 
-RUNNERS = ("structgen:auto", "structgen:small-model", "structgen:tool-trained", "structgen:meaning", "structgen:words", "structgen:model", "structgen:meaning/copied",
-           "structgen:meaning/free_then_copied", "structgen:action", "structgen:action/copied", "structgen:action/free_then_copied",
-           "structgen-server:action", "structgen-server-plain:action", "peer", "server")
+#: The peers, which take no policy.
+PEERS = ("peer", "server")
+#: The default runners: structgen's named policies, the small-model rules deciding otherwise
+#: (the decisions and arguments measured before the policies were named), the server runners and
+#: the peers. ("small-model" is the decision "action" with arguments "auto".)
+RUNNERS = ("structgen:auto", "structgen:small-model", "structgen:tool-trained", "structgen:model",
+           "structgen:small-model+decision=meaning", "structgen:small-model+decision=words",
+           "structgen:small-model+decision=meaning+arguments=copied",
+           "structgen:small-model+decision=meaning+arguments=free_then_copied",
+           "structgen:small-model+arguments=copied", "structgen:small-model+arguments=free_then_copied",
+           "structgen-server:small-model", "structgen-server-plain:small-model", *PEERS)
+
+
+def runner_label(runner: str) -> tuple[str, NamedPolicy | None, str]:
+    """``ENGINE[:POLICY[+FIELD=VALUE...]]`` as (engine, policy, label): a structgen engine's
+    label names its policy in full (``structgen`` alone: ``structgen:auto``); a peer's is its
+    name. ValueError: an unknown runner, policy or rule."""
+    engine, policy = parse_runner(runner, STRUCTGEN, PEERS)
+    if engine in PEERS:
+        return engine, None, engine
+    policy = policy or NamedPolicy()
+    return engine, policy, f"{engine}:{policy.label}"
 
 
 def run(runner: str, path: str, bounds: Bounds, show: bool, split: str = "test", examples: bool = False
         ) -> list[dict[str, Any]]:
-    engine_name, _, decision = runner.partition(":")
-    engine = start_runner(engine_name, path, bounds, decision or None)
+    engine_name, policy, label = runner_label(runner)
+    engine = start_runner(engine_name, path, bounds, Calling(policy or NamedPolicy()))
     tools = [t.to_openai() for t in as_tools(TOOLS)]
-    label = runner
     if examples and engine_name == "structgen":  # a tool dict may carry them (never sent to a server)
-        label = runner + "+examples"
+        label += "+examples"
         tools = [{**t, "function": {**t["function"], "examples": EXAMPLES[t["function"]["name"]]}} for t in tools]
     rows = []
     try:
@@ -103,7 +122,10 @@ def table(rows: list[dict[str, Any]], runners: list[str]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=None, help="gemma, qwen0.5b, qwen1.5b, or a GGUF path (default: SmolLM2)")
-    parser.add_argument("--runners", default=",".join(RUNNERS))
+    parser.add_argument("--runners", default=",".join(RUNNERS),
+                        help="comma-separated: peer, server, or structgen, structgen-server, structgen-server-plain "
+                             "each with a policy, ENGINE:NAME[+FIELD=VALUE...] (NAME one of structgen's named "
+                             "policies, FIELD a field of structgen.Policy; see bench.policies)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per request, every runner")
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--n-ctx", type=int, default=4096)
@@ -133,16 +155,16 @@ def main() -> None:
         print()
         print(table([r for name, earlier in kept.items() for r in earlier["rows"] if r["runner"] == name], list(kept)))
         return
+    runners = [r for r in args.runners.split(",") if r]
+    try:
+        labels = [runner_label(r)[2] for r in runners]
+    except ValueError as error:
+        parser.error(f"--runners: {error}")
     path = model_path(args.model)
     bounds = Bounds(args.timeout, args.max_tokens, args.n_ctx, args.threads, args.threads_batch)
-    runners = args.runners.split(",")
-    # any structgen runner may also name its arguments: "structgen:action/copied"
-    unknown = [r for r in runners if r not in RUNNERS and r.split("/")[0] not in RUNNERS]
-    if unknown:
-        raise SystemExit(f"unknown runners {unknown}; choose from {RUNNERS}")
     command = shlex.join(["python", "-m", "bench.suites.tool_decision", *sys.argv[1:]])
     rows = [row for runner in runners for row in run(runner, path, bounds, args.show, args.split, args.examples)]
-    runners = [r + ("+examples" if args.examples and r.startswith("structgen:") else "") for r in runners]
+    runners = [label + ("+examples" if args.examples and label.startswith("structgen:") else "") for label in labels]
     print(f"`{command}` — model {Path(path).name}, timeout {bounds.timeout:g} s, max_tokens "
           f"{bounds.max_tokens}, n_ctx {bounds.n_ctx}, threads {bounds.threads} (batches "
           f"{bounds.threads_batch}), greedy, every runner\n")

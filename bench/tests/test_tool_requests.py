@@ -4,10 +4,14 @@ text, and TEST requests that never appear in TUNE."""
 
 from __future__ import annotations
 
-from tests.support.tool_requests import EXAMPLES, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, HOLDOUT8, FRESH, LIVE, NEIGHBOURS, SEVERAL, CALLS_HOLDOUT, FRESH_CALLS, SHARED_VALUES, TEST, TYPED_CALLS, TOOLS, TUNE
-from structgen._tools.policy._words import relevant_tools
-from structgen._backends._seam import Message
+from structgen import Message
+# The tools from the typed stubs, and the gate's own word rule, which the sets are checked against.
 from structgen._tools._tool import as_tools
+from structgen._tools.policy._words import relevant_tools
+from tests.support.tool_requests import (
+    CALLS_HOLDOUT, EXAMPLES, FRESH, FRESH_CALLS, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7,
+    HOLDOUT8, LIVE, NEIGHBOURS, SEVERAL, SHARED_VALUES, TEST, TOOLS, TUNE, TYPED_CALLS,
+)
 
 TOOL_LIST = as_tools(TOOLS)
 
@@ -60,7 +64,7 @@ def test_the_reported_splits_share_no_request_with_tuning() -> None:
 
 
 def test_the_action_signal_is_fitted_on_no_request_of_any_split() -> None:
-    from tests.support.bench_data import intent_sentences
+    from bench.data import intent_sentences
 
     ACTIONS, ANSWERS = intent_sentences()
 

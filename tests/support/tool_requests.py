@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from tests.support.bench_data import Request, Wanted, by_kind, calls, read, tools
+from bench.data import Request, Wanted, by_kind, calls, read, tools
 
 __all__ = [
     "CALLS_HOLDOUT", "EXAMPLES", "FRESH", "FRESH_CALLS", "HOLDOUT", "HOLDOUT2", "HOLDOUT3", "HOLDOUT4", "HOLDOUT5",
