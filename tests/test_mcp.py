@@ -28,7 +28,7 @@ from tests.support.mcp_server import ORDER_RESULT, TRACKING_ERROR
 SERVER = str(Path(__file__).resolve().parent / "support" / "mcp_server.py")
 LAMP = ORDER_RESULT.format(order_id="A-7731")
 TRACKING = f"Error executing tool track_parcel: {TRACKING_ERROR}"
-NAMES = ["lookup_order", "track_parcel", "divide", "shelf_labels", "crash"]
+NAMES = ["lookup_order", "track_parcel", "divide", "shelf_labels", "wait", "crash"]
 
 
 def stdio(**options: Any) -> sg.MCPServerStdio:
@@ -116,17 +116,19 @@ def test_an_error_result_is_an_mcp_tool_error(server: sg.MCPServerStdio) -> None
     assert server.connected
 
 
-def test_prefix_and_include_choose_the_names_and_entering_again_only_counts() -> None:
-    shop = stdio(tool_prefix="shop", include=["lookup_order", "divide"])
+def test_prefix_include_and_read_timeout_and_entering_again_only_counts() -> None:
+    shop = stdio(tool_prefix="shop", include=["lookup_order", "wait"], read_timeout=0.5)
     with pytest.raises(sg.MCPServerError, match="is not connected: enter it"):
         shop.tools()
     with shop:
-        assert [t.name for t in shop.tools()] == ["shop_lookup_order", "shop_divide"]
+        assert [t.name for t in shop.tools()] == ["shop_lookup_order", "shop_wait"]
         with shop:
             pass
         assert shop.connected
         assert asyncio.run(shop.tools()[0].function(order_id="A-7731")) == LAMP  # type: ignore[misc]
-        assert shop.call_tool("divide", {"a": 1, "b": 4}) == "0.25"  # by the server's own name
+        with pytest.raises(sg.MCPToolError, match="timed out") as caught:  # a tool error: the server stays
+            shop.call_tool("wait", {"seconds": 30})  # by the server's own name
+        assert caught.value.code == -32001 and shop.call_tool("wait", {"seconds": 0}) == "waited"
     assert not shop.connected
     with pytest.raises(sg.MCPServerError, match="is not connected"):
         shop.call_tool("lookup_order", {"order_id": "A-7731"})

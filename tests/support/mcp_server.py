@@ -5,7 +5,7 @@
 
 Its tools: ``lookup_order`` works; ``track_parcel`` fails the way a server author reports a
 failure (``ToolError``: an ``isError`` result with its message); ``divide`` fails by a plain
-exception (the SDK withholds its text); ``shelf_labels`` answers two text blocks; ``crash``
+exception (the SDK withholds its text); ``shelf_labels`` answers two text blocks; ``wait`` takes its time; ``crash``
 ends the process in the middle of its call. With ``STRUCTGEN_MCP_DIE_ON_CALL=1`` in its
 environment, any call ends the process (a server that dies mid-run, whatever the model calls).
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import sys
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -55,6 +56,13 @@ def shelf_labels(aisle: int) -> list[str]:
     """The labels of the shelves in an aisle."""
     _maybe_die()
     return [f"aisle {aisle}, shelf 1", f"aisle {aisle}, shelf 2"]
+
+
+@server.tool()
+async def wait(seconds: float) -> str:
+    """Wait a number of seconds."""
+    await anyio.sleep(seconds)
+    return "waited"
 
 
 @server.tool()
