@@ -17,6 +17,8 @@ from ._errors import (
     GenerationError,
     GrammarError,
     IncompleteOutputError,
+    MCPServerError,
+    MCPToolError,
     MaxRoundsError,
     ModelNotFoundError,
     ModelRetry,
@@ -42,6 +44,7 @@ from ._model_path import default_model_path
 from ._schema.options import GrammarOptions
 from ._tools import ArgumentsDelta, Tool, ToolCall, ToolRun, ToolTurn, tool
 from ._tools._api import PromptOrMessages, ToolOptions, ToolStreamEvent
+from ._tools._mcp import MCPServer, MCPServerHTTP, MCPServerStdio
 from ._tools._tool import ToolSource
 from ._tools.policy._policies import Policy
 
@@ -60,6 +63,11 @@ __all__ = [
     "LLM",
     "LlamaCppBackend",
     "LlamaServerBackend",
+    "MCPServer",
+    "MCPServerError",
+    "MCPServerHTTP",
+    "MCPServerStdio",
+    "MCPToolError",
     "MaxRoundsError",
     "Message",
     "ModelNotFoundError",

@@ -10,6 +10,8 @@ Every error structgen raises on purpose derives from :class:`StructgenError`::
     ├── ToolDefinitionError       a function, model or dict that cannot become a tool (tool, parameter)
     ├── ModelRetry                raised by a tool to ask the model for a corrected call (its message goes back)
     ├── BackendError              the backend failed (foreign errors wrapped; ``.url``, ``.status``), a prompt too long, a closed model
+    ├── MCPServerError            an MCP server not connected, unreachable, or gone mid-run (``.server``, ``.messages``)
+    ├── MCPToolError              an MCP server's tool answered an error (``.tool``, ``.code``); fed back in a run
     └── GenerationError           generation ended without a valid instance
         ├── IncompleteOutputError   max_tokens (or the context window) ran out before the grammar completed
         ├── RefusalError            the model took the refusal branch (``.reason``)
@@ -31,6 +33,8 @@ __all__ = [
     "GenerationError",
     "GrammarError",
     "IncompleteOutputError",
+    "MCPServerError",
+    "MCPToolError",
     "MaxRoundsError",
     "ModelNotFoundError",
     "ModelRetry",
@@ -113,6 +117,43 @@ class BackendError(StructgenError, RuntimeError):
     def __init__(self, message: str, *, url: str | None = None, status: int | None = None) -> None:
         self.url = url
         self.status = status
+        super().__init__(message)
+
+
+class MCPServerError(StructgenError, RuntimeError):
+    """An MCP server (:class:`~structgen.MCPServer`) that cannot serve: not connected (``with
+    server:`` or ``async with server:`` first), not reachable or not answering within its
+    ``timeout``, or its connection ended (the process died, the HTTP server went away).
+
+    ``server`` describes it (its command, or its URL without credentials or query). Raised from
+    ``run_tools``/``arun_tools`` when a call finds the server gone, it ends the run (a tool
+    that fails is fed back instead; a server that is gone would fail every call): ``messages``
+    is then the conversation up to and including that step (the assistant's calls and every
+    call's result, this one's as its error), so that nothing is lost and, once the server is
+    back, the run continues from them; ``usage`` is the run's so far. The SDK's own error is
+    chained as ``__cause__``.
+    """
+
+    def __init__(
+        self, message: str, *, server: str = "", messages: Sequence[Any] = (), usage: Any = None
+    ) -> None:
+        self.server = server
+        self.messages = list(messages)
+        self.usage = usage
+        super().__init__(message)
+
+
+class MCPToolError(StructgenError):
+    """A tool of an MCP server answered an error: a result marked ``isError`` (its text is the
+    message) or a protocol error for the call (``code``, the JSON-RPC error code; None for an
+    ``isError`` result). In ``run_tools`` it is fed back to the model like any tool's error
+    (``Error: MCPToolError: ...``), or ends the run as :class:`ToolExecutionError` with
+    ``tool_errors="raise"``; :meth:`MCPServer.call_tool <structgen.MCPServer.call_tool>`
+    raises it as it is. ``tool`` is the server's name of the tool."""
+
+    def __init__(self, message: str, *, tool: str = "", code: int | None = None) -> None:
+        self.tool = tool
+        self.code = code
         super().__init__(message)
 
 

@@ -43,7 +43,7 @@ LAYERS: list[tuple[str, ...]] = [
     # Tool calling, one package above generation: definitions, then formats and the policy
     # layer (decisions, copied arguments, the sentence encoder), one turn, the tool methods.
     ("_tools._docstrings", "_tools._tool", "_tools._calls", "_tools._grammar"),
-    ("_tools._formats", "_tools.policy"),
+    ("_tools._formats", "_tools.policy", "_tools._mcp"),
     ("_tools._turn",),
     ("_tools._api", "_tools"),
     ("_llm",),

@@ -6,9 +6,12 @@ it uses; nothing there imports it) and below :class:`~structgen.LLM`:
 - ``_formats``: how each model family writes calls; ``_turn``: one tool turn;
 - ``policy``: how a turn decides between calling and answering (and the sentence encoder it
   uses); ``_api``: the tool methods' operations, the agent loop and :class:`~structgen.ToolOptions`.
+- ``_mcp``: the tools of MCP servers (:class:`~structgen.MCPServer`), through the ``mcp`` SDK,
+  imported only when a server connects.
 
 Public names (exported by ``structgen``): :class:`Tool`, :func:`tool`, :class:`ToolCall`,
-:class:`ToolTurn`, :class:`ToolRun`, :class:`ArgumentsDelta`.
+:class:`ToolTurn`, :class:`ToolRun`, :class:`ArgumentsDelta`, :class:`MCPServer`,
+:class:`MCPServerStdio`, :class:`MCPServerHTTP`.
 """
 
 from __future__ import annotations

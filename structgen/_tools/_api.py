@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, create_model
 from typing_extensions import Unpack
 
 from .._backends._seam import Backend, Message, Reasoning, ReasoningDelta, TextDelta, Usage, chat_template_of
-from .._errors import MaxRoundsError, ToolExecutionError
+from .._errors import MaxRoundsError, MCPServerError, ToolExecutionError
 from ._calls import ArgumentsDelta, CallKey, RunEnd, ToolCall, ToolRun, ToolTurn, call_key
 from ._tool import FINAL_TOOL, Tool, ToolSource, as_tools, from_model
 from .._generate._attempts import Sampling, SamplingOptions
@@ -240,7 +240,8 @@ class _Loop:
 
     def record(self, turn: ToolTurn, results: Sequence[Any]) -> None:
         """The turn's calls and their results join the conversation; with
-        ``tool_errors="raise"``, a tool that raised ends the run (a ModelRetry never does)."""
+        ``tool_errors="raise"``, a tool that raised ends the run (a ModelRetry never does); an
+        MCP server that is gone ends it after its results joined (MCPServerError)."""
         failed = [r.error for r in results if isinstance(r, Raised) and isinstance(r.error, ToolExecutionError)]
         if failed and self.tool_errors == "raise":
             failed[0].messages = [*self.messages, turn.message]
@@ -258,6 +259,10 @@ class _Loop:
             if not isinstance(result, Raised) or key in tried:  # failed once may pass; twice, it is known
                 self.known_last.add(key)
         self.known |= self.known_last
+        gone = [r.error for r in results if isinstance(r, Raised) and isinstance(r.error, MCPServerError)]
+        if gone:  # every later call to it would fail too: the run ends, its conversation kept
+            gone[0].messages, gone[0].usage = list(self.messages), self.usage
+            raise gone[0]
 
 
 def _final_tool(output_type: Any) -> tuple[Tool, bool]:

@@ -12,7 +12,7 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic_core import to_json
 
 from .._backends._seam import Message
-from .._errors import ModelRetry, ToolExecutionError
+from .._errors import MCPServerError, ModelRetry, ToolExecutionError
 from ._tool import Tool
 
 T = TypeVar("T")
@@ -33,13 +33,14 @@ class ToolCall:
     def invoke(self) -> Any:
         """Run the tool's function with these arguments (an async function is run to
         completion in a fresh event loop). Raises ToolExecutionError if it raises
-        (:class:`~structgen.ModelRetry` passes through as it is: a request, not a failure)."""
+        (:class:`~structgen.ModelRetry` passes through as it is: a request, not a failure; so
+        does :class:`~structgen.MCPServerError`: the server that runs it is gone)."""
         function = self._function()
         try:
             if inspect.iscoroutinefunction(function):
                 return asyncio.run(function(**self.tool.keywords(self.arguments)))
             return function(**self.tool.keywords(self.arguments))
-        except ModelRetry:
+        except (ModelRetry, MCPServerError):
             raise
         except Exception as e:
             raise ToolExecutionError(f"tool {self.name} raised {type(e).__name__}: {e}", call=self) from e
@@ -51,7 +52,7 @@ class ToolCall:
             if inspect.iscoroutinefunction(function):
                 return await function(**self.tool.keywords(self.arguments))
             return await asyncio.to_thread(function, **self.tool.keywords(self.arguments))
-        except ModelRetry:
+        except (ModelRetry, MCPServerError):
             raise
         except Exception as e:
             raise ToolExecutionError(f"tool {self.name} raised {type(e).__name__}: {e}", call=self) from e

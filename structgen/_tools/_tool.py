@@ -9,7 +9,9 @@
   ``model_config["title"]`` or the class name, the description from its docstring;
 - an OpenAI-style tool dict ``{"type": "function", "function": {"name", "description",
   "parameters"}}`` (or the inner ``{"name", ...}`` alone) with any JSON Schema we convert, and
-  optionally ``"examples"``, a list of requests that should call it (never sent to a server).
+  optionally ``"examples"``, a list of requests that should call it (never sent to a server);
+  :meth:`Tool.from_dict` and :meth:`Tool.from_schema` make such a tool with a function to run;
+- an :class:`~structgen.MCPServer`, connected: its tools, each run by the server (``_mcp``).
 
 Every tool is checked when it is made: a parameter whose type has no JSON Schema, or a schema
 the converter cannot enforce, raises :class:`~structgen.ToolDefinitionError` naming the tool
@@ -21,6 +23,7 @@ from __future__ import annotations
 import inspect
 import json
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar, Union, get_type_hints, overload
@@ -33,8 +36,9 @@ from .._schema.options import PRESETS
 from ._docstrings import parse_docstring
 
 F = TypeVar("F", bound=Callable[..., Any])
-ToolSource = Union["Tool", Callable[..., Any], type[BaseModel], Mapping[str, Any]]
-"""What becomes a tool: a :class:`Tool`, a typed function, a Pydantic model or an OpenAI tool dict."""
+ToolSource = Union["Tool", Callable[..., Any], type[BaseModel], Mapping[str, Any], "ToolSet"]
+"""What becomes a tool: a :class:`Tool`, a typed function, a Pydantic model or an OpenAI tool
+dict; or a connected :class:`~structgen.MCPServer`, which stands for its tools."""
 
 #: Tool names as chat APIs accept them (dots allowed: BFCL names tools like ``math.factorial``).
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,127}")
@@ -51,8 +55,9 @@ class Tool:
     ``parameters`` is the JSON Schema of the arguments object. ``arguments_type`` is the
     Pydantic model that validates them (None for tools made from a dict: their arguments come
     back as a plain dict, already matched against ``parameters`` by the grammar).
-    ``function`` is what :meth:`ToolCall.invoke <structgen.ToolCall.invoke>` runs (None for
-    model and dict tools unless given). ``examples`` are requests that should call this tool,
+    ``function`` is what :meth:`ToolCall.invoke <structgen.ToolCall.invoke>` and ``run_tools``
+    run (None for model tools, and for dict tools unless given: :meth:`from_dict`,
+    :meth:`from_schema`). ``examples`` are requests that should call this tool,
     in users' words, written by the tool's author: the decisions that weigh meaning compare a
     request with them instead of with the tool's own text (docs/tools.md, "Example requests").
     """
@@ -63,6 +68,26 @@ class Tool:
     arguments_type: type[BaseModel] | None = None
     function: Callable[..., Any] | None = None
     examples: tuple[str, ...] = ()
+
+    @classmethod
+    def from_schema(
+        cls, name: str, parameters: Mapping[str, Any], *, description: str = "",
+        function: Callable[..., Any] | None = None, examples: Iterable[str] = (),
+    ) -> Tool:
+        """A tool from the JSON Schema of its arguments (an object schema, converted and
+        checked like a tool dict's ``parameters``), run by ``function`` if given: ``run_tools``
+        and :meth:`ToolCall.invoke <structgen.ToolCall.invoke>` call it with the arguments as
+        keywords (a plain dict's items, as the grammar made them), awaited if it is async.
+        Raises :class:`~structgen.ToolDefinitionError` for a name, schema or examples that
+        cannot be a tool's."""
+        spec = {"name": name, "description": description, "parameters": parameters}
+        return replace(from_dict(spec, function=function), examples=_checked_examples(examples, name))
+
+    @classmethod
+    def from_dict(cls, spec: Mapping[str, Any], *, function: Callable[..., Any] | None = None) -> Tool:
+        """A tool from an OpenAI-style tool dict (``{"type": "function", "function": {...}}``
+        or the inner function dict), run by ``function`` if given, as in :meth:`from_schema`."""
+        return from_dict(spec, function=function)
 
     def with_examples(self, examples: Iterable[str]) -> Tool:
         """This tool with ``examples`` as its example requests."""
@@ -155,7 +180,7 @@ def as_tools(sources: Any) -> list[Tool]:
     """Tools from a list of sources; names must be unique."""
     if isinstance(sources, (str, bytes, Mapping)) or not hasattr(sources, "__iter__"):
         raise TypeError("tools must be a list of functions, models or tool dicts")
-    tools = [as_tool(source) for source in sources]
+    tools = [made for source in sources for made in _tools_of(source)]
     if not tools:
         raise ValueError("give at least one tool")
     seen: set[str] = set()
@@ -164,6 +189,19 @@ def as_tools(sources: Any) -> list[Tool]:
             raise ToolDefinitionError(f"two tools are named {t.name!r}", tool=t.name)
         seen.add(t.name)
     return tools
+
+
+class ToolSet(ABC):
+    """A source that stands for several tools in a ``tools`` list: a connected
+    :class:`~structgen.MCPServer` (``_mcp``), whose :meth:`tools` are listed then."""
+
+    @abstractmethod
+    def tools(self) -> list[Tool]: ...
+
+
+def _tools_of(source: ToolSource) -> list[Tool]:
+    """The tools a source stands for: one, or a tool set's."""
+    return source.tools() if isinstance(source, ToolSet) else [as_tool(source)]
 
 
 # -- sources --------------------------------------------------------------------------------
@@ -216,12 +254,15 @@ def from_model(model: type[BaseModel]) -> Tool:
     return _checked(Tool(tool_name, doc.summary, _parameters(model, tool_name), model, None))
 
 
-def from_dict(spec: Mapping[str, Any]) -> Tool:
-    """A tool from ``{"type": "function", "function": {...}}`` or the inner function dict."""
+def from_dict(spec: Mapping[str, Any], *, function: Callable[..., Any] | None = None) -> Tool:
+    """A tool from ``{"type": "function", "function": {...}}`` or the inner function dict, run
+    by ``function`` (called with the arguments as keywords) if given."""
     inner = spec.get("function") if spec.get("type") == "function" else spec
     if not isinstance(inner, Mapping):
         raise ToolDefinitionError("a tool dict needs a 'function' object with a 'name'")
     tool_name = _checked_name(inner.get("name"))
+    if function is not None and not callable(function):
+        raise ToolDefinitionError(f"the function of {tool_name} must be callable", tool=tool_name)
     description = inner.get("description") or ""
     parameters = inner.get("parameters", {"type": "object", "properties": {}})
     if not isinstance(description, str):
@@ -231,7 +272,7 @@ def from_dict(spec: Mapping[str, Any]) -> Tool:
             f"the parameters of {tool_name} must be a JSON Schema of type object", tool=tool_name
         )
     examples = _checked_examples(inner.get("examples") or (), tool_name)
-    return _checked(Tool(tool_name, description, json.loads(json.dumps(parameters)), None, None, examples))
+    return _checked(Tool(tool_name, description, json.loads(json.dumps(parameters)), None, function, examples))
 
 
 # -- helpers --------------------------------------------------------------------------------
