@@ -172,7 +172,7 @@ def test_declared_rule_references_match_the_text(monkeypatch: pytest.MonkeyPatch
     missed would be dropped while still in use) and only defined rules. A deep key trie also
     names the rules its deep nodes use, which are reachable through those nodes anyway."""
     from tests.support.corpora import maskbench_cases
-    from structgen._schema.gbnf.rules import RuleSet, expr_refs
+    from structgen._gbnf._rules import RuleSet, expr_refs
 
     checked: list[int] = []
     to_gbnf = RuleSet.to_gbnf

@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 from tests.support.corpora import JSTS
 from structgen._schema.automata.regex import parse_regex
-from structgen._schema.gbnf.rules import RuleSet
+from structgen._gbnf._rules import RuleSet
 from structgen._schema.ir.atoms import StringSpec
 from structgen._schema.strings.formats import FORMAT_NAMES, format_regex
 from structgen._schema.strings.language import json_string_rule, string_matches

@@ -11,9 +11,9 @@ import pytest
 from structgen import Grammar, SchemaError, UnsupportedSchemaError
 from structgen._gbnf import Recognizer
 from structgen import json_schema_to_gbnf
-from structgen._schema.gbnf.rules import RuleSet
-from structgen._schema.gbnf import expr as _expr
-from structgen._schema.gbnf.expr import repeat
+from structgen._gbnf._rules import RuleSet
+from structgen._gbnf import _expr
+from structgen._gbnf._expr import repeat
 from structgen.testing import accepts
 
 HUGE = 10**12

@@ -23,7 +23,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_errors", "_escapes", "_frozen", "_memo", "_pointers", "_resume", "_type_names", "_llama_log",
      "_model_path"),
     ("_builtins", "_gbnf"),
-    ("_schema.options", "_schema.gbnf"),
+    ("_schema.options",),
     ("_schema.automata",),
     ("_schema.ir",),
     ("_schema.strings",),
@@ -42,7 +42,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_generate",),
     # Tool calling, one package above generation: definitions, then formats and the policy
     # layer (decisions, copied arguments, the sentence encoder), one turn, the tool methods.
-    ("_tools._docstrings", "_tools._tool", "_tools._calls", "_tools._grammar"),
+    ("_tools._docstrings", "_tools._tool", "_tools._calls", "_tools._call_schema"),
     ("_tools._formats", "_tools.policy", "_tools._mcp"),
     ("_tools._turn",),
     ("_tools._api", "_tools"),

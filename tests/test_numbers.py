@@ -14,7 +14,7 @@ from structgen._errors import SchemaError, UnsupportedSchemaError
 from structgen._schema.emit.digits import MAX_BOUND_DIGITS, MAX_FRACTION_DIGITS, MAX_INTEGER_DIGITS
 from structgen._schema.emit.integers import integer_bounds, integer_rule
 from structgen._schema.emit.numbers import number_rule
-from structgen._schema.gbnf.rules import RuleSet
+from structgen._gbnf._rules import RuleSet
 from structgen.testing import accepts
 
 D = Decimal

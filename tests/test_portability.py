@@ -25,7 +25,7 @@ from structgen._escapes import (
 )
 from structgen._gbnf import format_gbnf, lint, lint_portable, parse_gbnf
 from structgen import json_schema_to_gbnf
-from structgen._schema.gbnf.rules import RuleSet, rule_name_hint
+from structgen._gbnf._rules import RuleSet, rule_name_hint
 from structgen.testing import check as native_check
 
 # ----------------------------------------------------------------------------- the lint

@@ -13,7 +13,7 @@ from structgen._schema.automata.charset import (
 from structgen._schema.automata.regex import (
     Choice, Anchor, Chars, Quantified, Concat, length_bounds, parse_regex,
 )
-from structgen._schema.gbnf.rules import RuleSet
+from structgen._gbnf._rules import RuleSet
 from structgen.testing import accepts
 
 

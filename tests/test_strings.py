@@ -18,8 +18,8 @@ from structgen._schema.automata.operations import (
     complement, exclusion_dfa, finite_dfa, intersect, length_dfa, union_all, without_words,
 )
 from structgen._schema.automata.regex import parse_regex
-from structgen._schema.gbnf.expr import repeat
-from structgen._schema.gbnf.rules import RuleSet
+from structgen._gbnf._expr import repeat
+from structgen._gbnf._rules import RuleSet
 from structgen._schema.ir.atoms import StringSpec
 from structgen._schema.strings.language import json_string_rule, string_matches
 from structgen.testing import accepts

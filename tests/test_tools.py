@@ -16,7 +16,7 @@ from tests.support.corpora import BFCL
 from structgen._backends.llamacpp._native import native_vocab
 from structgen._tools._formats import JSON_FORMAT
 from structgen._tools import as_tool, as_tools
-from structgen._tools._grammar import call_schema
+from structgen._tools._call_schema import call_schema
 
 
 def weather_google(city: str, unit: Literal["c", "f"] = "c") -> str:

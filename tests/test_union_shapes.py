@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from structgen import Grammar, json_schema_to_gbnf
 from structgen._gbnf._recognizer import Recognizer
-from structgen._schema.gbnf.factor import factored_union
+from structgen._gbnf._factor import factored_union
 from structgen.testing import accepts
 
 

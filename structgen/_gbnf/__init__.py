@@ -1,4 +1,6 @@
-"""GBNF toolkit: parser, formatter, lint, pure-Python recognizer and random samples.
+"""GBNF: the toolkit (parser, formatter, lint, pure-Python recognizer and random samples) and the
+rule registry the schema converter writes with (``_rules``: unique names, shared bodies, portable
+nesting; ``_expr``, ``_factor``), which knows nothing of JSON Schema.
 
 ``parse_gbnf(text)`` gives an immutable :class:`GbnfGrammar` (or raises GrammarError with line,
 column and a caret excerpt wherever llama.cpp's parser fails); ``format_gbnf`` prints it back

@@ -32,7 +32,7 @@ from .._gbnf import parse_gbnf
 from .._gbnf._analysis import references_by_rule
 from .._grammar import Grammar
 from .._schema.options import FLEXIBLE_WHITESPACE_LIMIT, SEPARATORS
-from ._grammar import TOOL_GRAMMAR_OPTIONS, call_schema
+from ._call_schema import TOOL_GRAMMAR_OPTIONS, call_schema
 from ._tool import Tool
 from .._generate._choice_table import choice_table
 from .._generate._describe import describe_schema

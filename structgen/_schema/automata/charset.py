@@ -19,7 +19,7 @@ from hashlib import blake2b
 from ..._escapes import escape_code_point, gbnf_literal, separate_hex_escapes
 from ..._frozen import cached_hash
 from ..._memo import memo
-from ..gbnf.rules import RuleSet
+from ..._gbnf._rules import RuleSet
 
 MAX_CODE_POINT = 0x10FFFF
 SURROGATE_LOW, SURROGATE_HIGH = 0xD800, 0xDFFF

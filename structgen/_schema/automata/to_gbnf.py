@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..gbnf.rules import RuleSet, expr_refs, group_depth
+from ..._gbnf._rules import RuleSet, expr_refs, group_depth
 from .charset import CharSet
 from .dfa import DFA
 

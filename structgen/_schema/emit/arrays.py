@@ -9,8 +9,8 @@ from __future__ import annotations
 import itertools
 
 from ..algebra.sets import Irreducible
-from ..gbnf.expr import Expr, alt, repeat, seq
-from ..gbnf.rules import child_hint
+from ..._gbnf._expr import Expr, alt, repeat, seq
+from ..._gbnf._rules import child_hint
 from ..ir.atoms import ANY, IR, ArrAtom, BoolAtom, ConstAtom, Contains, NullAtom
 from .context import EmitContext
 

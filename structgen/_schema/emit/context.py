@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..gbnf.rules import RuleSet
+from ..._gbnf._rules import RuleSet
 from ..ir.atoms import IR, StringSpec
 from ..normalize.normalizer import Normalizer
 from ..options import GrammarOptions

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..._memo import memo
-from ..gbnf.expr import alt, repeat, seq
-from ..gbnf.rules import RuleSet
+from ..._gbnf._expr import alt, repeat, seq
+from ..._gbnf._rules import RuleSet
 
 __all__ = [
     "MAX_AUTOMATON_STATES",

@@ -15,8 +15,8 @@ from typing import Any
 
 from ..._errors import SchemaError, UnsupportedSchemaError
 from ..._escapes import escape_code_point, gbnf_literal
-from ..gbnf.expr import alt, seq
-from ..gbnf.rules import RuleSet
+from ..._gbnf._expr import alt, seq
+from ..._gbnf._rules import RuleSet
 from ..ir.atoms import (
     ANY, IR, ArrAtom, Atom, BoolAtom, ConstAtom, Irreducible, NullAtom, NumAtom, ObjAtom, RefAtom,
     StrAtom, StringSpec, decimal_lcm,

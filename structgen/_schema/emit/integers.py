@@ -13,8 +13,8 @@ import math
 from decimal import Decimal
 
 from ..._errors import SchemaError, UnsupportedSchemaError
-from ..gbnf.expr import alt, repeat, seq
-from ..gbnf.rules import RuleSet
+from ..._gbnf._expr import alt, repeat, seq
+from ..._gbnf._rules import RuleSet
 from ..ir.atoms import to_decimal
 from .digits import MAX_AUTOMATON_STATES, MAX_BOUND_DIGITS, MAX_FRACTION_DIGITS, digits_cap, signed
 

@@ -29,8 +29,8 @@ from decimal import Decimal, localcontext
 
 from ..._errors import SchemaError, UnsupportedSchemaError
 from ..._memo import memo
-from ..gbnf.expr import alt, repeat, seq
-from ..gbnf.rules import RuleSet
+from ..._gbnf._expr import alt, repeat, seq
+from ..._gbnf._rules import RuleSet
 from .digits import (
     DIGIT, MAX_AUTOMATON_STATES, MAX_BOUND_DIGITS, MAX_FRACTION_DIGITS, MAX_INTEGER_DIGITS, Spelling,
     digit_range, digits_cap, magnitudes, same_length_blocks, signed,

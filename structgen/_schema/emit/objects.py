@@ -16,8 +16,8 @@ from __future__ import annotations
 import itertools
 
 from ..._pointers import escape_pointer_token
-from ..gbnf.expr import Expr, alt, repeat, seq
-from ..gbnf.rules import child_hint
+from ..._gbnf._expr import Expr, alt, repeat, seq
+from ..._gbnf._rules import child_hint
 from ..ir.atoms import ANY, IR, NOTHING, ConstAtom, KeyCond, Need, ObjAtom, StrAtom, StringSpec
 from ..strings.language import string_literal
 from .context import EmitContext

@@ -14,7 +14,7 @@ from functools import partial
 
 from ..._memo import memo
 from ..automata.charset import UNIVERSE, CharSet, NamedRule, json_char_parts, json_char_ref
-from ..gbnf.rules import RuleSet, expr_refs, group_depth
+from ..._gbnf._rules import RuleSet, expr_refs, group_depth
 
 #: Trie depth from which a node's alternatives become a rule of their own.
 _INLINE_DEPTH = 24

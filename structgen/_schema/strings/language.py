@@ -37,8 +37,8 @@ from ..automata.operations import (
 from ..automata.regex import Choice, Anchor, Chars, Node, Quantified, Concat, length_bounds, parse_regex
 from ..automata.regex_dfa import regex_dfa
 from ..automata.to_gbnf import emit_dfa
-from ..gbnf.expr import alt, repeat, seq
-from ..gbnf.rules import RuleSet
+from ..._gbnf._expr import alt, repeat, seq
+from ..._gbnf._rules import RuleSet
 from ..ir.atoms import StringSpec
 from .formats import format_regex
 from .key_trie import QUOTE, CharSetRef, exclusion_body, json_exclusion_body

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..._escapes import MAX_GROUP_DEPTH
-from ..._memo import memo
-from .factor import factored_union
+from .._escapes import MAX_GROUP_DEPTH
+from .._memo import memo
+from ._factor import factored_union
 
 _INVALID_NAME_CHARS = re.compile(r"[^a-zA-Z0-9-]+")
 _RULE_NAME = re.compile(r"[a-zA-Z0-9-]+")

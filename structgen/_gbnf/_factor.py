@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..._memo import memo
+from .._memo import memo
 
 __all__ = ["factored_union"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import overload
 
-from .rules import RuleSet
+from ._rules import RuleSet
 
 Expr = str | None
 
