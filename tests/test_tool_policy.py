@@ -70,7 +70,7 @@ def test_required_always_offers_the_best_fitting_tool() -> None:
 
 def test_model_offers_every_tool_lazily_and_keeps_what_it_writes() -> None:
     settled = decided("model", TOOLS, [Message("user", "hi")], None)
-    assert settled.lazy and settled.grounding == "none" and len(settled.tools) == 2
+    assert settled.lazy and settled.said_values == "none" and len(settled.tools) == 2
 
 
 class ScoringScript(ScriptedBackend):

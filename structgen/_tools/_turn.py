@@ -95,7 +95,7 @@ def run_turn(
     usage = Usage()
     most = settings.max_calls if settings.parallel else 1
     turn = TurnContext(conversation, settings.tools, settings.tool_choice, most, settings.policy, meanings,
-                       Plan(settings.callable_tools, grounding="none"))
+                       Plan(settings.callable_tools, said_values="none"))
     if settings.tool_choice in ("auto", "required"):
         turn = replace(turn, plan=(yield from rules.decide(turn)))
     listed = rules.listing(turn)

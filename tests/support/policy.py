@@ -23,7 +23,7 @@ def decided(
     """The plan the decide phase settles under ``decision`` and the two rules that shape it."""
     policy = Policy(decision=decision, offered_tools=offered_tools, channel=channel)
     turn = TurnContext(conversation, tools, "required" if required else "auto", 1, policy, meanings,
-                       Plan(list(tools), grounding="none"))
+                       Plan(list(tools), said_values="none"))
     return finish(run_blocking(_table.decide(turn), backend or ScriptedBackend()))
 
 

@@ -78,7 +78,7 @@ def models_own_step(turn: TurnContext, plan: Plan) -> Steps[None, Plan]:
     the results and calls again or answers."""
     if turn.tool_choice != "auto" or not turn.follows_results:
         return settled(plan)
-    return settled(Plan(list(plan.tools), grounding="none", lazy=True, checked=False, settled=True))
+    return settled(Plan(list(plan.tools), said_values="none", lazy=True, checked=False, settled=True))
 
 
 # -- decision ------------------------------------------------------------------------------------
@@ -86,16 +86,16 @@ def models_own_step(turn: TurnContext, plan: Plan) -> Steps[None, Plan]:
 
 def model_decision(turn: TurnContext, plan: Plan) -> Steps[None, Plan]:
     """The model's own choice: every tool, the call grammar lazy on the format's openers."""
-    return settled(replace(plan, grounding="none", lazy=not turn.required))
+    return settled(replace(plan, said_values="none", lazy=not turn.required))
 
 
 def words_decision(turn: TurnContext, plan: Plan) -> Steps[None, Plan]:
     """The tools that share a content word with the request, their calls grounded; none sharing
     one, every tool, each call fully grounded."""
     if turn.required:
-        return settled(replace(plan, grounding="none"))
+        return settled(replace(plan, said_values="none"))
     relevant = relevant_tools(plan.tools, turn.conversation)
-    return settled(replace(plan, tools=relevant, grounding="some") if relevant else replace(plan, grounding="every"))
+    return settled(replace(plan, tools=relevant, said_values="some") if relevant else replace(plan, said_values="every"))
 
 
 def meaning_decision(turn: TurnContext, plan: Plan) -> Steps[None, Plan]:
@@ -137,7 +137,7 @@ def _scored(turn: TurnContext, plan: Plan, *, action: bool) -> Steps[None, Plan]
         score = known + w.channel * (CHANNEL_USUAL if scoring else 0.0)
         evidence.append(Evidence(tool, similarity[i] if similarity is not None else None, None, words, score,
                                  asks, known, w.channel))
-    return _ranked(turn, replace(plan, grounding="none" if turn.required else "some",
+    return _ranked(turn, replace(plan, said_values="none" if turn.required else "some",
                                  asks_action=asks is not None and asks > 0, scoring=scoring), evidence)
 
 

@@ -98,7 +98,7 @@ def said_first_call(turn: TurnContext, candidate: Candidate) -> bool:
     """A first call is kept where a value it chose was said (every value, where the plan asks)."""
     if not _judges_first(turn, candidate):
         return True
-    return grounded([candidate.call], turn.conversation, fully=turn.plan.grounding == "every")
+    return grounded([candidate.call], turn.conversation, fully=turn.plan.said_values == "every")
 
 
 def any_first_call(turn: TurnContext, candidate: Candidate) -> bool:
@@ -121,14 +121,14 @@ def same_tool(turn: TurnContext, candidate: Candidate) -> bool:
     call, earlier = candidate.call, candidate.earlier
     if candidate.offered and all(c.name != call.name for c in earlier):
         return False
-    return grounded([call], turn.conversation, fully=turn.plan.grounding == "every", earlier=earlier)
+    return grounded([call], turn.conversation, fully=turn.plan.said_values == "every", earlier=earlier)
 
 
 def new_word(turn: TurnContext, candidate: Candidate) -> bool:
     """A later call adds a said word no earlier call chose, whatever its tool."""
     if not _judges_later(turn, candidate):
         return True
-    return grounded([candidate.call], turn.conversation, fully=turn.plan.grounding == "every",
+    return grounded([candidate.call], turn.conversation, fully=turn.plan.said_values == "every",
                     earlier=candidate.earlier, across_tools=True)
 
 
@@ -137,7 +137,7 @@ def new_word_or_tool(turn: TurnContext, candidate: Candidate) -> bool:
     call's tool has ("the median and the variance of 3, 4, 5": the same data twice)."""
     if not _judges_later(turn, candidate) or new_word(turn, candidate):
         return True
-    call, fully = candidate.call, turn.plan.grounding == "every"
+    call, fully = candidate.call, turn.plan.said_values == "every"
     return names_another_tool(call, candidate.earlier, turn.conversation) and grounded(
         [call], turn.conversation, fully=fully)
 

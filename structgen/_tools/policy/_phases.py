@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 Phase = Literal["decide", "prompt", "grammar", "keep", "reply"]
 PHASES: tuple[Phase, ...] = ("decide", "prompt", "grammar", "keep", "reply")
 
-Grounding = Literal["none", "some", "every"]
+SaidValues = Literal["none", "some", "every"]
 
 
 @dataclass(frozen=True)
@@ -56,9 +56,9 @@ class Evidence:
 class Plan:
     """What the decide phase settled before any call is written.
 
-    ``tools``: those the call step may use, best first (empty: answer in words). ``grounding``:
-    which first calls are kept — any ("none": not judged), those with "some" value that was
-    said, or those with "every" chosen value said. ``lazy``: the model writes freely and a call
+    ``tools``: those the call step may use, best first (empty: answer in words). ``said_values``:
+    how many of the values a first call chose must have been said for the ``grounding`` rule to
+    keep it — "none" (its calls are not judged), "some" or "every". ``lazy``: the model writes freely and a call
     starts only where it opens one. ``asks_action``: the request was weighed as asking for an
     action. ``checked``: the step's calls are judged at all (unchecked, every call stands but a
     repeat of a known result). ``ranking``: every tool's evidence, best first, where a scored
@@ -66,7 +66,7 @@ class Plan:
     ``settled``: no later rule of the phase changes the plan."""
 
     tools: list[Tool]
-    grounding: Grounding = "some"
+    said_values: SaidValues = "some"
     lazy: bool = False
     asks_action: bool = False
     checked: bool = True
@@ -77,7 +77,7 @@ class Plan:
     @property
     def judged(self) -> bool:
         """Whether the keep phase judges this plan's calls by what was said."""
-        return self.checked and (self.grounding != "none" or self.lazy)
+        return self.checked and (self.said_values != "none" or self.lazy)
 
 
 @dataclass(frozen=True)
@@ -165,6 +165,6 @@ def settled(plan: Plan) -> Steps[None, Plan]:
 
 
 __all__ = [
-    "CallShape", "Candidate", "DecideHook", "Evidence", "GrammarHook", "Grounding", "Hook", "KeepHook", "Listing",
-    "PHASES", "Phase", "Plan", "PromptHook", "Reply", "ReplyHook", "TurnContext", "settled",
+    "CallShape", "Candidate", "DecideHook", "Evidence", "GrammarHook", "Hook", "KeepHook", "Listing",
+    "PHASES", "Phase", "Plan", "PromptHook", "Reply", "ReplyHook", "SaidValues", "TurnContext", "settled",
 ]

@@ -174,7 +174,7 @@ def decide(turn: TurnContext) -> Steps[None, Plan]:
     ``tool_choice="required"`` and one tool there is nothing to decide."""
     plan = turn.plan
     if turn.required and len(plan.tools) < 2:
-        return replace(plan, grounding="none")
+        return replace(plan, said_values="none")
     for hook in cast("list[DecideHook]", hooks("decide", turn.policy)):
         plan = yield from hook(turn, plan)
         if plan.settled:
