@@ -314,3 +314,30 @@ def test_a_tool_the_request_does_not_name_is_not_kept_for_its_values_alone() -> 
     turn = llm.call_tools("The median of 3, 4, 5 and some numbers", [median, variance],
                           policy=sg.Policy(decision="words", arguments="free", offered_call="new-word-or-tool"))
     assert [c.name for c in turn.calls] == ["median"]
+
+
+def test_the_later_steps_rule_decides_whether_a_step_after_results_may_answer_and_is_judged() -> None:
+    """After a result, "gate" decides again (a call is written, and an unsaid one refused);
+    "model" lets the model answer or call, every call standing; "model-judged" lets it answer,
+    and refuses a call nobody asked for."""
+    def hermes(city: str) -> str:
+        return f'<tool_call>\n{{"name": "get_forecast", "arguments": {{"city": "{city}"}}}}\n</tool_call>'
+
+    called = [Message("user", "Oslo forecast?"),
+              Message("assistant", "", ({"id": "c1", "type": "function",
+                                         "function": {"name": "get_forecast", "arguments": '{"city": "Oslo"}'}},)),
+              Message("tool", "rain", tool_call_id="c1", name="get_forecast")]
+    cases = (
+        ("gate", (hermes("Paris"), "Rain."), [], "Rain."),
+        ("model", (hermes("Paris"),), ["Paris"], None),
+        ("model", ("It rains in Oslo.",), [], "It rains in Oslo."),
+        ("model-judged", (hermes("Paris"), "Rain."), [], "Rain."),
+        ("model-judged", ("It rains in Oslo.",), [], "It rains in Oslo."),
+    )
+    for rule, script, cities, text in cases:
+        backend = ScriptedBackend(*script, check_grammar=False)
+        policy = sg.Policy(decision="words", arguments="free", later_steps=rule)  # type: ignore[arg-type]
+        turn = sg.LLM.from_backend(backend).call_tools(called, [get_forecast, send_email], tool_format="hermes",
+                                                       policy=policy)
+        assert [c.arguments.city for c in turn.calls] == cities and turn.text == text, rule
+        assert bool(backend.requests[0].triggers) is (rule != "gate"), rule  # the model's own step is lazy

@@ -81,6 +81,16 @@ def models_own_step(turn: TurnContext, plan: Plan) -> Steps[None, Plan]:
     return settled(Plan(list(plan.tools), said_values="none", lazy=True, checked=False, settled=True))
 
 
+def models_judged_step(turn: TurnContext, plan: Plan) -> Steps[None, Plan]:
+    """``"model-judged"``: a step after tool results of the same request is the model's own
+    choice among every tool, the call grammar lazy (it may answer), and its calls judged as a
+    first step's are: the first kept where a value it chose was said and it repeats no call
+    made since the request, later ones as ``offered_call`` says."""
+    if turn.tool_choice != "auto" or not turn.follows_results:
+        return settled(plan)
+    return settled(Plan(list(plan.tools), said_values="some", lazy=True, settled=True))
+
+
 # -- decision ------------------------------------------------------------------------------------
 
 
@@ -209,6 +219,6 @@ def fitting_tools(turn: TurnContext, plan: Plan) -> Steps[None, Plan]:
 
 __all__ = [
     "action_decision", "channel_scores", "channel_steps", "close_tools", "decides_again", "every_channel",
-    "fitting_tools", "meaning_decision", "model_decision", "models_own_step", "no_channel", "probability",
-    "tool_context", "undecided_channel", "words_decision",
+    "fitting_tools", "meaning_decision", "model_decision", "models_judged_step", "models_own_step", "no_channel",
+    "probability", "tool_context", "undecided_channel", "words_decision",
 ]

@@ -91,7 +91,7 @@ def names_another_tool(call: ToolCall, earlier: Sequence[ToolCall], conversation
 
 def _judges_first(turn: TurnContext, candidate: Candidate) -> bool:
     plan = turn.plan
-    return plan.judged and not plan.lazy and not candidate.earlier
+    return plan.judged and plan.said_values != "none" and not candidate.earlier
 
 
 def said_first_call(turn: TurnContext, candidate: Candidate) -> bool:

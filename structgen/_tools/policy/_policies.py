@@ -21,7 +21,7 @@ GroundingName = Literal["said", "off"]
 ListedValues = Literal["named", "any"]
 Alternatives = Literal["whole", "tokens"]
 ReplyTools = Literal["all", "none"]
-LaterSteps = Literal["gate", "model"]
+LaterSteps = Literal["gate", "model", "model-judged"]
 
 
 @dataclass(frozen=True, kw_only=True)

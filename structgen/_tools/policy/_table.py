@@ -19,7 +19,7 @@ from ._arguments import (
 )
 from ._gate import (
     action_decision, close_tools, decides_again, every_channel, fitting_tools, meaning_decision, model_decision,
-    models_own_step, no_channel, undecided_channel, words_decision,
+    models_judged_step, models_own_step, no_channel, undecided_channel, words_decision,
 )
 from ._grounding import (
     any_first_call, judged_as_planned, new_word, new_word_or_tool, no_known_repeat, said_first_call, same_tool,
@@ -116,6 +116,7 @@ RULES: dict[str, dict[str, Hooks]] = {
     "later_steps": {
         "gate": {"decide": decides_again, "keep": judged_as_planned},
         "model": {"decide": models_own_step, "keep": no_known_repeat},
+        "model-judged": {"decide": models_judged_step, "keep": judged_as_planned},
     },
     "decision": _in("decide", {
         "action": action_decision, "meaning": meaning_decision, "words": words_decision, "model": model_decision}),
