@@ -8,6 +8,7 @@ import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, strategies as st
@@ -17,10 +18,12 @@ import structgen as sg
 from structgen._backends._section_grammar import SectionReader, section_grammar
 from structgen._backends._seam import Reasoning, TextDelta
 from structgen._generate._reasoning import (
-    DEFAULT_MARKERS, DEFAULT_REASONING_BUDGET, checked_budget, reasoning_section, template_markers,
+    DEFAULT_MARKERS, DEFAULT_REASONING_BUDGET, OPENED_REASONING_BUDGET, checked_budget, reasoning_section,
+    template_markers,
 )
 from structgen.testing import ScriptedBackend, accepts
 from tests.server_support import running_server, tool_model_path
+from tests.support.models import chat_templates
 
 
 class Person(BaseModel):
@@ -62,10 +65,15 @@ def test_the_budget_of_true_and_the_markers_a_template_names() -> None:
     # A template without markers gets the documented pair; none when not asked.
     assert reasoning_section(32, None) == Reasoning(*DEFAULT_MARKERS, 32)
     assert reasoning_section(None, "<|im_start|>") is None
-    # A template that knows reasoning gets it bounded even when not asked, where it opens it.
-    opened = reasoning_section(None, "<think></think>")
-    assert opened is not None and not opened.always
-    assert opened.wanted("<|im_start|>assistant\n<think>\n") and not opened.wanted("<|im_start|>assistant\n")
+    # A template that knows reasoning gets it bounded even when not asked, whether it opens the
+    # section itself or leaves the model to open it (Qwen3's); not where the prompt closes one.
+    known = reasoning_section(None, "<think></think>")
+    assert known is not None and not known.always and known.budget == OPENED_REASONING_BUDGET
+    assert known.wanted("<|im_start|>assistant\n<think>\n") and known.wanted("<|im_start|>assistant\n")
+    assert not known.wanted("<|im_start|>assistant\n<think>\n\n</think>\n\n")
+    # reasoning=False: thinking off, a section the template knows closed at once.
+    off = reasoning_section(False, "<think></think>")
+    assert off == Reasoning("<think>", "</think>", 0, always=False) and reasoning_section(False, None) is None
 
 
 def test_the_section_grammar_puts_the_section_before_the_answer() -> None:
@@ -176,6 +184,38 @@ def test_a_template_that_opens_reasoning_gets_it_bounded_unasked(monkeypatch: py
         assert result.value == Person.model_validate_json(result.text)
         # The opening is the template's: it is not written a second time.
         assert not result.reasoning.startswith("<think>")
+    finally:
+        llm.close()
+        llama.close()
+
+
+def _with_template(name: str) -> tuple[sg.LLM, Any]:
+    """The default model under a real model's chat template (llama.cpp's models/templates)."""
+    import llama_cpp
+
+    llama = llama_cpp.Llama(str(sg.default_model_path()), n_ctx=1024, n_threads=1, verbose=False)
+    llama.metadata["tokenizer.chat_template"] = (chat_templates() / name).read_text()
+    return sg.LLM.from_llama(llama, max_tokens=80), llama
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("template", ["Qwen-Qwen3-0.6B.jinja", "deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja"])
+def test_a_thinking_models_template_gets_a_bounded_section_unasked_and_false_turns_it_off(
+    template: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Qwen3's template leaves the model to open its thinking, DeepSeek-R1's opens it: either
+    way the model thinks, bounded, with no option; ``reasoning=False`` closes the section at once."""
+    import structgen._generate._reasoning as reasoning
+
+    monkeypatch.setattr(reasoning, "OPENED_REASONING_BUDGET", 12)
+    llm, llama = _with_template(template)
+    try:
+        thought = llm.run(Person, "Alice turned 31 last week.")
+        assert thought.reasoning and 0 < thought.usage.reasoning_tokens <= 12 + 8
+        assert thought.value == Person.model_validate_json(thought.text)
+        off = llm.run(Person, "Alice turned 31 last week.", reasoning=False)
+        assert off.reasoning == "" and off.usage.reasoning_tokens <= 8  # the two markers, forced
+        assert off.value == Person.model_validate_json(off.text)
     finally:
         llm.close()
         llama.close()

@@ -22,6 +22,7 @@ import structgen as sg
 from structgen._backends._seam import Message
 from structgen._backends.llamacpp._template import ChatTemplate
 from structgen._tools._formats import format_for
+from tests.support.models import chat_templates
 
 pytestmark = pytest.mark.model
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,17 +34,6 @@ FAMILIES = {
     "meta-llama-Llama-3.2-3B-Instruct.jinja": "llama3",
     "mistralai-Mistral-Nemo-Instruct-2407.jinja": "mistral",
 }
-
-
-def _templates() -> Path:
-    named = os.environ.get("STRUCTGEN_CHAT_TEMPLATES")
-    if named:
-        return Path(named)
-    out = subprocess.run(
-        [str(ROOT / ".ci" / "llama-templates")], env={**os.environ, "PYTHON": sys.executable},
-        capture_output=True, text=True, check=True,
-    )
-    return Path(out.stdout.strip())
 
 
 def get_weather(city: str) -> str:
@@ -66,7 +56,7 @@ def llm() -> Iterator[sg.LLM]:
 def templated(request: pytest.FixtureRequest, llm: sg.LLM) -> Iterator[tuple[sg.LLM, str]]:
     backend = llm.backend
     own = backend.template  # type: ignore[attr-defined]
-    text = (_templates() / request.param).read_text()
+    text = (chat_templates() / request.param).read_text()
     backend.template = ChatTemplate(text, own.tables, own.add_bos)  # type: ignore[attr-defined]
     try:
         yield llm, FAMILIES[request.param]

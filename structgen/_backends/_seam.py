@@ -134,8 +134,9 @@ class Reasoning:
     the model writes ``close``, and where it does not (the budget ran out, or it ended its
     turn), ``close`` is written for it. Then ``separator``, then the answer under the request's
     grammar. A prompt that already ends with ``open`` (a template that opens the section
-    itself) is not given it again. ``always=False`` asks for the section only there: a
-    template that opens reasoning by itself gets it bounded, others none.
+    itself) is not given it again. ``always=False`` is a section the model's template knows:
+    written unless the prompt already closes one (a template told not to think, such as
+    Qwen3's with ``enable_thinking=False``). A ``budget`` of 0 closes the section at once.
     """
 
     open: str
@@ -148,9 +149,13 @@ class Reasoning:
         """Whether ``prompt`` (the rendered prompt text) already opens the section."""
         return prompt.rstrip().endswith(self.open.rstrip())
 
+    def closed_by(self, prompt: str) -> bool:
+        """Whether ``prompt`` already closes a section (the template turned thinking off)."""
+        return prompt.rstrip().endswith(self.close.rstrip())
+
     def wanted(self, prompt: str) -> bool:
         """Whether a completion after ``prompt`` writes the section."""
-        return self.always or self.opened_by(prompt)
+        return self.always or not self.closed_by(prompt)
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,13 @@
 
 The section is written between the markers the model's chat template uses for reasoning
 (``<think>``/``</think>`` and the like), or :data:`DEFAULT_MARKERS` for templates that have
-none; the backend bounds it (see :class:`~structgen.backends.Reasoning`). A template that opens the
-section by itself gets it bounded even when ``reasoning`` is not given: a grammar from the
-first token would forbid it, and an unbounded one could take the whole budget.
+none; the backend bounds it (see :class:`~structgen.backends.Reasoning`). A model whose template
+knows reasoning markers thinks unless told not to: when ``reasoning`` is not given it gets a
+bounded section (a grammar from the first token would forbid the thinking it was trained to
+do, and an unbounded one could take the whole budget), whether its template opens the section
+(DeepSeek-R1's) or leaves the model to open it (Qwen3's); a template told not to think (its
+prompt already closes the section) gets none. ``reasoning=False`` turns thinking off: a
+section is closed at once.
 """
 
 from __future__ import annotations
@@ -14,13 +18,14 @@ from typing import Any, Union
 from .._backends._seam import Reasoning
 
 ReasoningOption = Union[bool, int, None]
-"""``reasoning=``: None or False (no section unless the template opens one), True
-(:data:`DEFAULT_REASONING_BUDGET` tokens) or a budget of tokens."""
+"""``reasoning=``: None (a bounded section where the template knows reasoning markers), False
+(none: a section the template knows is closed at once), True (:data:`DEFAULT_REASONING_BUDGET`
+tokens) or a budget of tokens."""
 
 #: The budget of ``reasoning=True``, in tokens.
 DEFAULT_REASONING_BUDGET = 256
 
-#: The budget of a section a chat template opens by itself when ``reasoning`` is not given.
+#: The budget of the section of a template that knows reasoning, when ``reasoning`` is not given.
 OPENED_REASONING_BUDGET = 1024
 
 #: Reasoning markers as chat templates spell them, longest first (each opening marker is
@@ -61,7 +66,9 @@ def reasoning_section(reasoning: Any, template: str | None) -> Reasoning | None:
     budget = checked_budget(reasoning)
     markers = template_markers(template)
     if budget is None:
-        return None if markers is None else Reasoning(*markers, OPENED_REASONING_BUDGET, always=False)
+        if markers is None:
+            return None
+        return Reasoning(*markers, 0 if reasoning is False else OPENED_REASONING_BUDGET, always=False)
     return Reasoning(*(markers or DEFAULT_MARKERS), budget)
 
 

@@ -38,3 +38,19 @@ def model_path(choice: str | None) -> str:
     if not target.exists():
         gemma.assemble(target)
     return str(target)
+
+
+def chat_templates() -> Path:
+    """The folder of real models' chat templates (``STRUCTGEN_CHAT_TEMPLATES``, else
+    ``.ci/llama-templates`` extracts them once)."""
+    import os
+
+    named = os.environ.get("STRUCTGEN_CHAT_TEMPLATES")
+    if named:
+        return Path(named)
+    out = subprocess.run(
+        [str(ROOT / ".ci" / "llama-templates")], env={**os.environ, "PYTHON": sys.executable},
+        capture_output=True, text=True, check=True,
+    )
+    return Path(out.stdout.strip())
+

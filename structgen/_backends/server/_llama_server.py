@@ -107,6 +107,8 @@ class LlamaServerBackend(HttpBackend):
         """The reasoning section, streamed; returns the prompt the answer continues."""
         if not section.opened_by(prompt):
             prompt += section.open
+        if section.budget == 0:  # thinking off: the section is closed at once
+            return prompt + section.close + section.separator
         body = {**self._body(request, prompt), "n_predict": section.budget, "stop": [section.close]}
         for key in ("grammar", "grammar_lazy", "grammar_triggers"):
             body.pop(key, None)
