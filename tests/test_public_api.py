@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import ast
 import builtins
 import collections.abc
 import dataclasses
-import importlib
 import inspect
 import re
 import subprocess
 import sys
 import types
 import typing
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -127,54 +124,6 @@ GBNF = [
     "parse_gbnf",
 ]
 
-#: Names that left the top level; each stays importable, with a DeprecationWarning, for one release.
-DEPRECATED = [
-    "ARITHMETIC_GBNF",
-    "Alternative",
-    "ArgumentsName",
-    "AsyncBackend",
-    "Backend",
-    "CHESS_GBNF",
-    "C_GBNF",
-    "CallInReply",
-    "ChoiceTable",
-    "Completion",
-    "CompletionRequest",
-    "DecisionName",
-    "DescribeStyle",
-    "ENGLISH_GBNF",
-    "Engine",
-    "Escapes",
-    "Event",
-    "FinishReason",
-    "HintPlacement",
-    "JAPANESE_GBNF",
-    "JSON_ARR_GBNF",
-    "JSON_GBNF",
-    "JsonPath",
-    "KeyOrder",
-    "LIST_GBNF",
-    "MemberRules",
-    "OfferedCall",
-    "OfferedTools",
-    "PolicyName",
-    "PresetName",
-    "Reasoning",
-    "ReasoningOption",
-    "Role",
-    "SamplingSettings",
-    "Score",
-    "ScoreRequest",
-    "ScoringBackend",
-    "StopGeneration",
-    "TemplatedBackend",
-    "Timeout",
-    "ToolChoice",
-    "ToolFormatName",
-    "Trigger",
-    "Whitespace",
-]
-
 
 @pytest.mark.parametrize(("module", "pinned"), [(structgen, PUBLIC), (structgen.backends, BACKENDS),
                                                 (structgen.gbnf, GBNF)])
@@ -195,55 +144,9 @@ def test_importing_structgen_warns_of_nothing() -> None:
     subprocess.run([sys.executable, "-W", "error:structgen:DeprecationWarning", "-c", code], check=True)
 
 
-@pytest.mark.parametrize("name", DEPRECATED)
-def test_an_old_name_still_imports_with_a_warning(name: str) -> None:
-    assert name not in structgen.__all__
-    home = structgen._MOVED.get(name)
-    match = rf"structgen\.{name} moved to {re.escape(home)}\.{name}" if home else rf"structgen\.{name} is deprecated"
-    with pytest.warns(DeprecationWarning, match=match):
-        value = getattr(structgen, name)
-    with pytest.warns(DeprecationWarning, match=match):
-        exec(f"from structgen import {name} as imported", namespace := {})
-    assert namespace["imported"] is value
-    if home:
-        assert value is getattr(sys.modules[home], name)
-    else:  # the private alias itself, for annotations written against it
-        private, _ = structgen._RETIRED[name]
-        assert value is getattr(importlib.import_module(private, "structgen"), name)
-
-
 def test_an_unknown_name_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError, match="no attribute 'Backends'"):
         structgen.Backends  # type: ignore[attr-defined]
-
-
-def _python_sources() -> Iterator[tuple[str, str]]:
-    """(where, code) for every Python file of the repository and every python block of its docs."""
-    for path in sorted(ROOT.rglob("*.py")):
-        if not {".venv", "site", "build", "bench"} & set(path.relative_to(ROOT).parts):
-            yield str(path.relative_to(ROOT)), path.read_text()
-    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
-        text = page.read_text()
-        for block in re.finditer(r"^```(?:python|py)\n(.*?)^```", text, re.M | re.S):
-            yield f"{page.relative_to(ROOT)}:{text[:block.start()].count(chr(10)) + 1}", block[1]
-
-
-def test_nothing_in_the_repository_uses_an_old_name() -> None:
-    used = []
-    for where, code in _python_sources():
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
-            continue
-        names = {"structgen"} | {a.asname for node in ast.walk(tree) if isinstance(node, ast.Import)
-                                 for a in node.names if a.name == "structgen" and a.asname}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module == "structgen" and not node.level:
-                used += [f"{where}:{node.lineno} {a.name}" for a in node.names if a.name in DEPRECATED]
-            elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                  and node.value.id in names and node.attr in DEPRECATED):
-                used.append(f"{where}:{node.lineno} {node.attr}")
-    assert not used
 
 
 def test_one_error_hierarchy() -> None:
