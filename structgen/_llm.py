@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import AsyncIterator, Generator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Generator, Iterator, Sequence
 from contextlib import aclosing
 from typing import Any, Literal, TypeVar, overload
 
 from typing_extensions import TypeForm, Unpack
 
 from ._backends._seam import Backend, Reasoning, ReasoningDelta, TextDelta, Usage, chat_template_of
-from ._generate._attempts import Sampling
+from ._generate._attempts import Sampling, SamplingOptions
 from ._generate._describe import DictionaryShape
 from ._generate._generation import GenerateOptions, Partials, PromptOptions, Result, generation
-from ._generate._reasoning import reasoning_section
+from ._generate._reasoning import ReasoningOption, reasoning_section
 from ._generate._output import Refusal
 from ._generate._steps import Done, Steps, finish, result_of, run_async, run_blocking
 from ._tools._api import (
@@ -155,10 +155,16 @@ class LLM:
         self, output_type: TypeForm[T], prompt: str | None = None, *,
         on_refusal: Literal["return"], **options: Unpack[GenerateOptions],
     ) -> T | Refusal: ...
-    def generate(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Any:
+    def generate(
+        self, output_type: Any, prompt: str | None = None, *,
+        on_refusal: Literal["raise", "return"] = "raise", **options: Unpack[GenerateOptions],
+    ) -> Any:
         """Generate a value of ``output_type`` (a Pydantic model or any TypeAdapter type).
 
-        ``prompt`` is the user message; ``system`` and ``messages`` add context. Greedy at
+        The keywords are ``on_refusal`` and :class:`~structgen.GenerateOptions` (every
+        generation method takes them; a function of yours passing them on annotates them
+        ``**options: Unpack[GenerateOptions]``). ``prompt`` is the user message; ``system`` and
+        ``messages`` add context. Greedy at
         ``temperature=0``; ``seed`` reproduces sampling. A failing Pydantic validator triggers up
         to ``max_retries`` retries with the error fed back. Raises ``IncompleteOutputError``
         (``max_tokens`` or the context window ran out), ``RefusalError`` (the model refused; or
@@ -172,7 +178,7 @@ class LLM:
         (docs/generation.md, "Think, then answer"). A template that opens reasoning by itself
         gets it bounded (1024 tokens) without the option.
         """
-        return self.run(output_type, prompt, **kwargs).value
+        return self.run(output_type, prompt, on_refusal=on_refusal, **options).value
 
     @overload
     def run(
@@ -184,9 +190,13 @@ class LLM:
         self, output_type: TypeForm[T], prompt: str | None = None, *,
         on_refusal: Literal["return"], **options: Unpack[GenerateOptions],
     ) -> Result[T | Refusal]: ...
-    def run(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Any:
+    def run(
+        self, output_type: Any, prompt: str | None = None, *,
+        on_refusal: Literal["raise", "return"] = "raise", **options: Unpack[GenerateOptions],
+    ) -> Any:
         """Like :meth:`generate`, but returns a :class:`Result` with the text and usage."""
-        return finish(run_blocking(self._generation(output_type, prompt, kwargs), self.backend))
+        steps = self._generation(output_type, prompt, on_refusal=on_refusal, **options)
+        return finish(run_blocking(steps, self.backend))
 
     # -- streaming ------------------------------------------------------------------------
 
@@ -210,14 +220,17 @@ class LLM:
         self, output_type: TypeForm[T], prompt: str | None = None, *,
         on_refusal: Literal["return"], reasoning: int, **options: Unpack[PromptOptions],
     ) -> Generator[T | Refusal | ReasoningDelta, None, None]: ...
-    def stream(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Generator[Any, None, None]:
+    def stream(
+        self, output_type: Any, prompt: str | None = None, *,
+        on_refusal: Literal["raise", "return"] = "raise", **options: Unpack[GenerateOptions],
+    ) -> Generator[Any, None, None]:
         """Yield partial values as top-level fields (or list items) complete, then the final
         validated value. Partial models hold only completed, individually validated fields
         (see ``model_fields_set``); a retry starts the partials over. With ``reasoning``, the
         reasoning section comes first, as :class:`ReasoningDelta` pieces. Stopping early
         (``break``, ``close()``, or dropping the generator) frees the model for the next call."""
-        items = run_blocking(self._generation(output_type, prompt, kwargs), self.backend)
-        partials = Partials(output_type, kwargs.get("reasoning"))
+        items = run_blocking(self._generation(output_type, prompt, on_refusal=on_refusal, **options), self.backend)
+        partials = Partials(output_type, options.get("reasoning"))
         try:
             while True:
                 try:
@@ -243,10 +256,14 @@ class LLM:
         self, output_type: TypeForm[T], prompt: str | None = None, *,
         on_refusal: Literal["return"], **options: Unpack[GenerateOptions],
     ) -> T | Refusal: ...
-    async def agenerate(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Any:
+    async def agenerate(
+        self, output_type: Any, prompt: str | None = None, *,
+        on_refusal: Literal["raise", "return"] = "raise", **options: Unpack[GenerateOptions],
+    ) -> Any:
         """:meth:`generate` without blocking the event loop: natively on a backend with
         ``acomplete`` (the HTTP backends: no thread per call), else in a worker thread."""
-        result: Result[Any] = await self._finish_async(self._generation(output_type, prompt, kwargs))
+        steps = self._generation(output_type, prompt, on_refusal=on_refusal, **options)
+        result: Result[Any] = await self._finish_async(steps)
         self._record(result.usage)
         return result.value
 
@@ -270,12 +287,16 @@ class LLM:
         self, output_type: TypeForm[T], prompt: str | None = None, *,
         on_refusal: Literal["return"], reasoning: int, **options: Unpack[PromptOptions],
     ) -> AsyncIterator[T | Refusal | ReasoningDelta]: ...
-    async def astream(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> AsyncIterator[Any]:
+    async def astream(
+        self, output_type: Any, prompt: str | None = None, *,
+        on_refusal: Literal["raise", "return"] = "raise", **options: Unpack[GenerateOptions],
+    ) -> AsyncIterator[Any]:
         """:meth:`stream` for ``async for``: natively on a backend with ``acomplete``, else the
         model runs in a worker thread, which stops at the next piece of text when the consumer
         stops or is cancelled."""
-        partials = Partials(output_type, kwargs.get("reasoning"))
-        async with aclosing(run_async(self._generation(output_type, prompt, kwargs), self.backend)) as items:
+        partials = Partials(output_type, options.get("reasoning"))
+        steps = self._generation(output_type, prompt, on_refusal=on_refusal, **options)
+        async with aclosing(run_async(steps, self.backend)) as items:
             async for item in items:
                 if isinstance(item, Done):
                     yield item.value.value
@@ -455,12 +476,13 @@ class LLM:
     # -- what the operations need -------------------------------------------------------------
 
     def _generation(
-        self, output_type: Any, prompt: str | None, options: Mapping[str, Any]
+        self, output_type: Any, prompt: str | None, *, on_refusal: Literal["raise", "return"] = "raise",
+        reasoning: ReasoningOption = None, **options: Unpack[PromptOptions],
     ) -> Steps[TextDelta | ReasoningDelta | None, Result[Any]]:
-        options = dict(options)
-        section = self._reasoning(options.pop("reasoning", None))
+        """One generation of ``output_type`` with the keywords of :meth:`generate`."""
         return generation(
-            output_type, prompt, options, self._sampling, self._record, section, self._dictionary_shape()
+            output_type, prompt, self._sampling, self._record, self._reasoning(reasoning), self._dictionary_shape(),
+            on_refusal=on_refusal, **options,
         )
 
     def _dictionary_shape(self) -> DictionaryShape:
@@ -468,7 +490,7 @@ class LLM:
         the braced shape; a small one copies its placeholder as a key, and reads words."""
         return "braces" if self._tool_format("auto").native else "words"
 
-    def _reasoning(self, reasoning: Any) -> Reasoning | None:
+    def _reasoning(self, reasoning: ReasoningOption) -> Reasoning | None:
         """The reasoning section ``reasoning=`` asks for on this model (docs/generation.md,
         "Think, then answer")."""
         return reasoning_section(reasoning, chat_template_of(self.backend))
@@ -478,7 +500,7 @@ class LLM:
         async with aclosing(run_async(steps, self.backend)) as items:
             return await result_of(items)
 
-    def _sampling(self, options: Mapping[str, Any]) -> Sampling:
+    def _sampling(self, options: SamplingOptions) -> Sampling:
         return Sampling.of(options, seed=self.seed, max_tokens=self.max_tokens, max_retries=self.max_retries)
 
     def _record(self, usage: Usage) -> None:

@@ -95,7 +95,7 @@ class Caller:
     sentence encoder of its turns (None without the extra), which the policy layer loads on
     first use (:class:`MeaningsLoader`)."""
 
-    sampling: Callable[[Mapping[str, Any]], Sampling]
+    sampling: Callable[[SamplingOptions], Sampling]
     tool_format: Callable[[ToolFormatName], ToolFormat]
     record: Callable[[Usage], None]
     reasoning: Callable[[ReasoningOption], Reasoning | None]
