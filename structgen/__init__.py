@@ -39,7 +39,7 @@ from ._llm import LLM
 from ._model_path import default_model_path
 from ._schema.options import GrammarOptions
 from ._tools import ArgumentsDelta, Tool, ToolCall, ToolRun, ToolTurn, tool
-from ._tools._api import PromptOrMessages, ToolOptions, ToolStreamEvent
+from ._tools._api import PromptOrMessages, ToolOptions, ToolStreamEvent, policy
 from ._tools._tool import ToolSource
 from ._tools.policy._policies import Policy
 
@@ -91,6 +91,7 @@ __all__ = [
     "ValidatorError",
     "default_model_path",
     "json_schema_to_gbnf",
+    "policy",
     "structured",
     "tool",
 ]

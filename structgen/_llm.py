@@ -311,7 +311,8 @@ class LLM:
     def tool_policy(self) -> Literal["model", "tool-trained", "small-model"]:
         """The policy ``policy="auto"`` means for this model, by whether its chat template
         renders tools (a model trained to call them: "tool-trained") or not ("small-model");
-        docs/tools.md, "Calling or answering"."""
+        docs/tools.md, "Calling or answering". ``structgen.policy(llm.tool_policy)`` holds its
+        rules."""
         return resolve_policy("auto", self._tool_format("auto").native)
 
     def __repr__(self) -> str:
@@ -329,22 +330,22 @@ class LLM:
         (the model writes freely and a call starts where it opens one, in any form its family
         writes: nothing it writes is overruled), "tool-trained" (the scored gate with free
         arguments, an offered call of any tool and every fitting tool callable: measured on
-        tool-trained models) or "small-model" (``decision="action"`` with
-        ``arguments="auto"``: the rules fitted on models too small to judge), or a
-        :class:`~structgen.Policy` of your own, one value per rule; see docs/tools.md,
-        "Calling or answering". ``decision`` and ``arguments``, where given, replace the
-        policy's.
-        ``decision`` (under "auto"): "action" — tools scored against the request by meaning,
-        the model's judgement, shared words and whether the request asks for an action at all;
-        none fits: an answer in words — "meaning" (the same without the last signal), "words"
-        (the word-overlap rules alone) or "model" (the model's own choice, never overruled);
-        see docs/tools.md, "Calling or answering".
-        ``arguments``: "auto" (the default: "free_then_copied" where the decision weighed
-        the action signal and found the request asks for an action, "free" elsewhere), "free"
-        (the model writes every value), "copied" (a free string — no
-        ``enum``, ``const``, ``pattern`` or ``format`` — may only be a run of the words of the
-        latest user message and the tool results after it) or "free_then_copied" (a call
-        refused because none of its values was said is written again as under "copied").
+        tool-trained models) or "small-model" (its ``decision`` "action" with ``arguments``
+        "auto": the rules fitted on models too small to judge), or a :class:`~structgen.Policy`
+        of your own, one value per rule: to set one rule, change it in a named policy's,
+        ``policy=dataclasses.replace(structgen.policy("small-model"), decision="words")``
+        (:func:`~structgen.policy`); see docs/tools.md, "Calling or answering".
+        The policy's ``decision`` rule (under "auto"): "action" — tools scored against the
+        request by meaning, the model's judgement, shared words and whether the request asks for
+        an action at all; none fits: an answer in words — "meaning" (the same without the last
+        signal), "words" (the word-overlap rules alone) or "model" (the model's own choice,
+        never overruled); see docs/tools.md, "Calling or answering".
+        Its ``arguments`` rule: "auto" ("free_then_copied" where the decision weighed the
+        action signal and found the request asks for an action, "free" elsewhere), "free" (the
+        model writes every value), "copied" (a free string — no ``enum``, ``const``,
+        ``pattern`` or ``format`` — may only be a run of the words of the latest user message
+        and the tool results after it) or "free_then_copied" (a call refused because none of
+        its values was said is written again as under "copied").
         Under the "small-model" policy (its ``listed_values`` rule), a listed value the latest
         user message names (one of an ``enum``'s, said as whole words) is the only one the call
         may carry there (docs/tools.md, "Listed values the request names").
@@ -446,8 +447,13 @@ class LLM:
         only ask again for results the model already has is not run: the model is asked for
         its answer (``ToolRun.ended == "repeated"``). MaxRoundsError after ``max_rounds``
         rounds of calls, with the conversation. To continue, call again with
-        ``run.messages`` and the next user message (docs/tools.md, "Agents")."""
-        steps = run_steps(self._caller, prompt_or_messages, tools, output_type, max_rounds, options, tool_errors)
+        ``run.messages`` and the next user message (docs/tools.md, "Agents").
+        With ``output_type``, the answer is a call of a ``final_result`` tool whose arguments
+        are the output type: every step must call a tool, and any tool may be called there,
+        the policy's decision not asked which (it would rank ``final_result`` against the
+        request and could leave it out); the policy's other rules apply as set. The keywords
+        are :class:`~structgen.ToolOptions` but ``tool_choice``."""
+        steps = run_steps(self._caller, prompt_or_messages, tools, output_type, max_rounds, tool_errors, options)
         return finish(run_blocking(steps, self.backend))
 
     @overload
@@ -469,7 +475,7 @@ class LLM:
     ) -> ToolRun[Any]:
         """:meth:`run_tools` on the event loop: tools (async ones awaited) run here; the model
         runs here too on a backend with ``acomplete``, else in a worker thread."""
-        steps = run_steps(self._caller, prompt_or_messages, tools, output_type, max_rounds, options, tool_errors)
+        steps = run_steps(self._caller, prompt_or_messages, tools, output_type, max_rounds, tool_errors, options)
         run: ToolRun[Any] = await self._finish_async(steps)
         return run
 

@@ -70,6 +70,7 @@ PUBLIC = [
     "ValidatorError",
     "default_model_path",
     "json_schema_to_gbnf",
+    "policy",
     "structured",
     "tool",
 ]
