@@ -37,7 +37,7 @@ from ._generate._generation import GenerateOptions, PromptOptions
 from ._grammar import ConverterCacheInfo, Grammar, SchemaConverter, json_schema_to_gbnf
 from ._llm import LLM
 from ._model_path import default_model_path
-from ._schema.options import GrammarOptions
+from ._schema.options import GrammarChanges, GrammarOptions
 from ._tools import ArgumentsDelta, Tool, ToolCall, ToolRun, ToolTurn, tool
 from ._tools._api import PromptOrMessages, ToolOptions, ToolStreamEvent, policy
 from ._tools._tool import ToolSource
@@ -52,6 +52,7 @@ __all__ = [
     "GenerateOptions",
     "GenerationError",
     "Grammar",
+    "GrammarChanges",
     "GrammarError",
     "GrammarOptions",
     "IncompleteOutputError",

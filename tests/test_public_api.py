@@ -31,6 +31,7 @@ PUBLIC = [
     "GenerateOptions",
     "GenerationError",
     "Grammar",
+    "GrammarChanges",
     "GrammarError",
     "GrammarOptions",
     "IncompleteOutputError",
