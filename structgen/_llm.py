@@ -54,6 +54,8 @@ class LLM:
     ``llama_decode`` (more throughput for concurrent calls; N times the KV-cache memory).
     CPU threads default as in llama.cpp's own tools (one per physical core per token, every
     usable CPU for batches); ``n_threads=N`` sets both, ``n_threads_batch=N`` batches alone.
+    llama.cpp's other settings (GPU layers, memory mapping, ...) are the ``llama_cpp.Llama``'s:
+    build one and wrap it with :meth:`from_llama`.
     ``prompt_cache_bytes`` bounds the host memory that keeps earlier prompts' KV states, so a
     prefix seen before is not evaluated again (None: 256 MiB; 0: only the previous call's).
     ``grammar_step_seconds`` bounds the CPU time of one step of llama.cpp's grammar sampler: a
@@ -67,6 +69,7 @@ class LLM:
         *,
         n_ctx: int = 4096,
         n_threads: int | None = None,
+        n_threads_batch: int | None = None,
         n_batch: int = 512,
         seed: int = 0,
         max_tokens: int = 512,
@@ -76,7 +79,6 @@ class LLM:
         sequences: int | None = None,
         grammar_step_seconds: float | None = None,
         backend: Backend | None = None,
-        **llama_options: Any,
     ) -> None:
         if max_tokens < 1 or max_retries < 0:
             raise ValueError("max_tokens must be >= 1 and max_retries >= 0")
@@ -84,13 +86,13 @@ class LLM:
             from ._backends.llamacpp import LlamaCppBackend
 
             backend = LlamaCppBackend.load(
-                model_path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, seed=seed,
-                lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes, sequences=sequences,
-                grammar_step_seconds=grammar_step_seconds, **llama_options
+                model_path, n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads_batch, n_batch=n_batch,
+                seed=seed, lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes, sequences=sequences,
+                grammar_step_seconds=grammar_step_seconds,
             )
-        elif (model_path is not None or n_threads is not None or lookahead is not None
-              or prompt_cache_bytes is not None or sequences is not None
-              or grammar_step_seconds is not None or llama_options):
+        elif (model_path is not None or n_threads is not None or n_threads_batch is not None
+              or lookahead is not None or prompt_cache_bytes is not None or sequences is not None
+              or grammar_step_seconds is not None):
             raise TypeError("model options are the backend's own: give a model or a backend, not both")
         elif not isinstance(backend, Backend):
             raise TypeError(f"backend must implement complete() and close(), not {type(backend).__name__}")

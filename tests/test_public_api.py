@@ -237,5 +237,23 @@ def test_no_private_type_appears_in_a_public_signature() -> None:
     assert not leaks, {k: sorted(v)[:3] for k, v in leaks.items()}
 
 
+def test_every_public_keyword_option_is_typed() -> None:
+    """Options come one way: named keywords, or ``**options: Unpack[SomeOptions]`` (a TypedDict a
+    caller's wrapper can pass on typed); no public function takes ``**kwargs: Any``."""
+    import structgen.testing
+
+    functions = _public_functions() + [
+        (f"{m.__name__}.{name}", f) for m in (structgen.testing, structgen.gbnf) for name in m.__all__
+        for f in [getattr(m, name)] if inspect.isfunction(f)
+    ]
+    untyped = [
+        f"{where}: **{p.name}: {p.annotation}" for where, function in functions
+        if not inspect.isclass(function) and function.__module__.startswith("structgen")  # not a Protocol's own
+        for p in inspect.signature(function).parameters.values()
+        if p.kind is inspect.Parameter.VAR_KEYWORD and not str(p.annotation).startswith("Unpack[")
+    ]
+    assert not untyped
+
+
 def test_llm_inherits_nothing_private() -> None:
     assert structgen.LLM.__mro__ == (structgen.LLM, object)
