@@ -8,8 +8,8 @@ beside the grammar it holds, under the converter's byte budget.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
 from typing import Any, Generic, Literal, TypeVar, overload
 
 from pydantic import TypeAdapter, ValidationError
@@ -17,7 +17,7 @@ from typing_extensions import Unpack
 
 from .._backends._seam import ChoiceTable, MemberRules, Message
 from .._grammar import SchemaConverter
-from .._schema.options import PRESETS, SEPARATORS, GrammarChanges, GrammarOptions
+from .._schema.options import OPTION_NAMES, PRESETS, SEPARATORS, GrammarChanges, GrammarOptions
 from ._choice_table import choice_table, member_rules
 from ._describe import STYLES, DescribeStyle, DictionaryShape, describe_schema, example_answer
 from ._messages import as_messages
@@ -195,6 +195,19 @@ def spec_for(output_type: Any, options: OutputOptions | None = None) -> OutputSp
     )
 
 
+def options_from(settings: Mapping[str, Any]) -> OutputOptions:
+    """The OutputOptions of ``@structured(**settings)``, for a caller that holds them in a
+    mapping (bench/suites/quality.py's variants); structgen itself passes them by name."""
+    prompting = {k: v for k, v in settings.items() if k in PROMPT_OPTION_NAMES}
+    grammar = GrammarOptions.preset("generation").with_changes(
+        **{k: v for k, v in settings.items() if k not in PROMPT_OPTION_NAMES})
+    return OutputOptions(grammar, **prompting)
+
+
+#: The prompting options of ``structured()`` (beside the grammar options).
+PROMPT_OPTION_NAMES = frozenset(f.name for f in fields(OutputOptions)) - {"grammar"}
+
+
 @overload
 def structured(cls: type[C], /) -> type[C]: ...
 @overload
@@ -218,6 +231,9 @@ def structured(
     preset (``@structured(whitespace="minified", describe=False)``); what each means is in
     those classes. A wrong option or a type that cannot be converted raises at decoration time.
     """
+    unknown = sorted(set(grammar) - OPTION_NAMES)
+    if unknown:
+        raise TypeError(f"unknown option(s) of structured(): {', '.join(unknown)}")
     options = OutputOptions(
         grammar=GrammarOptions.preset("generation", **grammar), describe=describe, instructions=instructions,
         choose_by_likelihood=choose_by_likelihood, examples=examples, hint_placement=hint_placement,
