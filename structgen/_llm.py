@@ -165,8 +165,9 @@ class LLM:
 
         The keywords are ``on_refusal`` and :class:`~structgen.GenerateOptions` (every
         generation method takes them; a function of yours passing them on annotates them
-        ``**options: Unpack[GenerateOptions]``). ``prompt`` is the user message; ``system`` and
-        ``messages`` add context. Greedy at
+        ``**options: Unpack[GenerateOptions]``).
+
+        ``prompt`` is the user message; ``system`` and ``messages`` add context. Greedy at
         ``temperature=0``; ``seed`` reproduces sampling. A failing Pydantic validator triggers up
         to ``max_retries`` retries with the error fed back. Raises ``IncompleteOutputError``
         (``max_tokens`` or the context window ran out), ``RefusalError`` (the model refused; or
