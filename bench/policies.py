@@ -42,13 +42,8 @@ def rule_values() -> dict[str, tuple[str, ...]]:
 
 
 def named_rules(name: str) -> structgen.Policy:
-    """The rules of the named policy ``name`` (not "auto": resolve it first, :attr:`LLM.tool_policy`).
-
-    structgen keeps them private (``structgen._tools.policy._policies.POLICY_RULES``); a public
-    way to read a named policy's rules would remove this import."""
-    from structgen._tools.policy._policies import POLICY_RULES
-
-    return POLICY_RULES[name]  # type: ignore[index]
+    """The rules of the named policy ``name`` (not "auto": resolve it first, :attr:`LLM.tool_policy`)."""
+    return structgen.policy(name)  # type: ignore[arg-type]
 
 
 def parse_rule(text: str) -> tuple[str, str]:

@@ -31,6 +31,7 @@ from typing import Any, Literal, TextIO
 
 from ._backends._seam import DEFAULT_SAMPLING, ReasoningDelta
 from ._errors import BackendError, GenerationError
+from ._generate._generation import GenerateOptions
 from ._generate._reasoning import checked_budget
 
 __all__ = [
@@ -539,7 +540,7 @@ def _fatal(error: BackendError) -> bool:
 
 async def _answer(llm: Any, job: ExtractJob, doc: Document) -> tuple[dict[str, Any], bool]:
     """The record of one document and whether it is a value (a fatal BackendError raises)."""
-    options: dict[str, Any] = {
+    options: GenerateOptions = {
         "system": job.system, "max_tokens": job.max_tokens, "max_retries": job.max_retries,
         "temperature": job.temperature, "seed": job.seed, "reasoning": job.reasoning,
     }

@@ -17,9 +17,11 @@ from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar, Union
 
+from typing_extensions import Unpack
+
 from ._memo import clear_memos, memo_entries
 from ._schema import convert
-from ._schema.options import PRESETS, GrammarOptions
+from ._schema.options import PRESETS, GrammarChanges, GrammarOptions
 
 __all__ = ["ConverterCacheInfo", "Grammar", "SchemaConverter", "Trigger", "json_schema_to_gbnf"]
 
@@ -186,15 +188,15 @@ class Grammar:
         schema: dict[str, Any] | str | bool,
         *,
         triggers: Iterable[Trigger] | None = None,
-        options: GrammarOptions | None = None,
-        **option_fields: Any,
+        **changes: Unpack[GrammarChanges],
     ) -> Grammar:
         """Convert a JSON Schema (dict, bool or JSON text) with the shared converter.
 
-        ``options`` default to the ``"schema"`` preset (a faithful conversion); keyword
-        ``option_fields`` change single fields of them (``whitespace="minified"``).
+        The options are the ``"schema"`` preset (a faithful conversion); keyword ``changes``
+        (:class:`~structgen.GrammarChanges`) change single fields of it
+        (``whitespace="minified"``). Options of your own: :meth:`SchemaConverter.convert`.
         """
-        opts = (options or PRESETS["schema"]).with_changes(**option_fields)
+        opts = PRESETS["schema"].with_changes(**changes)
         return SchemaConverter.shared().convert_schema(schema, options=opts).with_triggers(
             triggers)
 
@@ -204,16 +206,18 @@ class Grammar:
         output_type: Any,
         *,
         triggers: Iterable[Trigger] | None = None,
-        options: GrammarOptions | None = None,
-        **option_fields: Any,
+        **changes: Unpack[GrammarChanges],
     ) -> Grammar:
         """The grammar of a Pydantic model or any type Pydantic's ``TypeAdapter`` handles.
 
-        ``options`` default to the ``"type"`` preset: objects are closed unless the type says
+        The options are the ``"type"`` preset: objects are closed unless the type says
         otherwise, so a model emits only its declared fields, in declaration order, and integers
-        are written plainly, as Pydantic serializes them. Given options are used as they are.
+        are written plainly, as Pydantic serializes them; keyword ``changes``
+        (:class:`~structgen.GrammarChanges`) change single fields of it
+        (``additional_properties=None`` follows the schema). Options of your own:
+        :meth:`SchemaConverter.convert`.
         """
-        opts = (options or PRESETS["type"]).with_changes(**option_fields)
+        opts = PRESETS["type"].with_changes(**changes)
         return SchemaConverter.shared().convert_type(output_type, options=opts).with_triggers(
             triggers)
 
@@ -226,16 +230,13 @@ class Grammar:
         return Grammar._trusted(self._gbnf, self._root_name, checked)
 
 
-def json_schema_to_gbnf(
-    schema: dict[str, Any] | str | bool, options: GrammarOptions | None = None,
-    **option_fields: Any,
-) -> str:
+def json_schema_to_gbnf(schema: dict[str, Any] | str | bool, **changes: Unpack[GrammarChanges]) -> str:
     """Convert a JSON Schema (dict, bool or JSON text) to GBNF whose root rule is ``root``.
 
-    ``options`` default to the ``"schema"`` preset; keyword ``option_fields`` change single
-    fields (``json_schema_to_gbnf(schema, whitespace="minified", refusal=True)``).
+    The options are the ``"schema"`` preset; keyword ``changes`` (:class:`~structgen.GrammarChanges`)
+    change single fields of it (``json_schema_to_gbnf(schema, whitespace="minified", refusal=True)``).
     """
-    return Grammar.from_json_schema(schema, options=options, **option_fields).gbnf
+    return Grammar.from_json_schema(schema, **changes).gbnf
 
 
 class ConverterCacheInfo(NamedTuple):

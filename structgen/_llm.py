@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import AsyncIterator, Generator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Generator, Iterator, Sequence
 from contextlib import aclosing
 from typing import Any, Literal, TypeVar, overload
 
 from typing_extensions import TypeForm, Unpack
 
 from ._backends._seam import Backend, Reasoning, ReasoningDelta, TextDelta, Usage, chat_template_of
-from ._generate._attempts import Sampling
+from ._generate._attempts import Sampling, SamplingOptions
 from ._generate._describe import DictionaryShape
 from ._generate._generation import GenerateOptions, Partials, PromptOptions, Result, generation
-from ._generate._reasoning import reasoning_section
+from ._generate._reasoning import ReasoningOption, reasoning_section
 from ._generate._output import Refusal
 from ._generate._steps import Done, Steps, finish, result_of, run_async, run_blocking
 from ._tools._api import (
@@ -54,6 +54,8 @@ class LLM:
     ``llama_decode`` (more throughput for concurrent calls; N times the KV-cache memory).
     CPU threads default as in llama.cpp's own tools (one per physical core per token, every
     usable CPU for batches); ``n_threads=N`` sets both, ``n_threads_batch=N`` batches alone.
+    llama.cpp's other settings (GPU layers, memory mapping, ...) are the ``llama_cpp.Llama``'s:
+    build one and wrap it with :meth:`from_llama`.
     ``prompt_cache_bytes`` bounds the host memory that keeps earlier prompts' KV states, so a
     prefix seen before is not evaluated again (None: 256 MiB; 0: only the previous call's).
     ``grammar_step_seconds`` bounds the CPU time of one step of llama.cpp's grammar sampler: a
@@ -67,6 +69,7 @@ class LLM:
         *,
         n_ctx: int = 4096,
         n_threads: int | None = None,
+        n_threads_batch: int | None = None,
         n_batch: int = 512,
         seed: int = 0,
         max_tokens: int = 512,
@@ -76,7 +79,6 @@ class LLM:
         sequences: int | None = None,
         grammar_step_seconds: float | None = None,
         backend: Backend | None = None,
-        **llama_options: Any,
     ) -> None:
         if max_tokens < 1 or max_retries < 0:
             raise ValueError("max_tokens must be >= 1 and max_retries >= 0")
@@ -84,13 +86,13 @@ class LLM:
             from ._backends.llamacpp import LlamaCppBackend
 
             backend = LlamaCppBackend.load(
-                model_path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, seed=seed,
-                lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes, sequences=sequences,
-                grammar_step_seconds=grammar_step_seconds, **llama_options
+                model_path, n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads_batch, n_batch=n_batch,
+                seed=seed, lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes, sequences=sequences,
+                grammar_step_seconds=grammar_step_seconds,
             )
-        elif (model_path is not None or n_threads is not None or lookahead is not None
-              or prompt_cache_bytes is not None or sequences is not None
-              or grammar_step_seconds is not None or llama_options):
+        elif (model_path is not None or n_threads is not None or n_threads_batch is not None
+              or lookahead is not None or prompt_cache_bytes is not None or sequences is not None
+              or grammar_step_seconds is not None):
             raise TypeError("model options are the backend's own: give a model or a backend, not both")
         elif not isinstance(backend, Backend):
             raise TypeError(f"backend must implement complete() and close(), not {type(backend).__name__}")
@@ -155,8 +157,15 @@ class LLM:
         self, output_type: TypeForm[T], prompt: str | None = None, *,
         on_refusal: Literal["return"], **options: Unpack[GenerateOptions],
     ) -> T | Refusal: ...
-    def generate(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Any:
+    def generate(
+        self, output_type: Any, prompt: str | None = None, *,
+        on_refusal: Literal["raise", "return"] = "raise", **options: Unpack[GenerateOptions],
+    ) -> Any:
         """Generate a value of ``output_type`` (a Pydantic model or any TypeAdapter type).
+
+        The keywords are ``on_refusal`` and :class:`~structgen.GenerateOptions` (every
+        generation method takes them; a function of yours passing them on annotates them
+        ``**options: Unpack[GenerateOptions]``).
 
         ``prompt`` is the user message; ``system`` and ``messages`` add context. Greedy at
         ``temperature=0``; ``seed`` reproduces sampling. A failing Pydantic validator triggers up
@@ -172,7 +181,7 @@ class LLM:
         (docs/generation.md, "Think, then answer"). A template that opens reasoning by itself
         gets it bounded (1024 tokens) without the option.
         """
-        return self.run(output_type, prompt, **kwargs).value
+        return self.run(output_type, prompt, on_refusal=on_refusal, **options).value
 
     @overload
     def run(
@@ -184,9 +193,13 @@ class LLM:
         self, output_type: TypeForm[T], prompt: str | None = None, *,
         on_refusal: Literal["return"], **options: Unpack[GenerateOptions],
     ) -> Result[T | Refusal]: ...
-    def run(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Any:
+    def run(
+        self, output_type: Any, prompt: str | None = None, *,
+        on_refusal: Literal["raise", "return"] = "raise", **options: Unpack[GenerateOptions],
+    ) -> Any:
         """Like :meth:`generate`, but returns a :class:`Result` with the text and usage."""
-        return finish(run_blocking(self._generation(output_type, prompt, kwargs), self.backend))
+        steps = self._generation(output_type, prompt, on_refusal=on_refusal, **options)
+        return finish(run_blocking(steps, self.backend))
 
     # -- streaming ------------------------------------------------------------------------
 
@@ -210,14 +223,17 @@ class LLM:
         self, output_type: TypeForm[T], prompt: str | None = None, *,
         on_refusal: Literal["return"], reasoning: int, **options: Unpack[PromptOptions],
     ) -> Generator[T | Refusal | ReasoningDelta, None, None]: ...
-    def stream(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Generator[Any, None, None]:
+    def stream(
+        self, output_type: Any, prompt: str | None = None, *,
+        on_refusal: Literal["raise", "return"] = "raise", **options: Unpack[GenerateOptions],
+    ) -> Generator[Any, None, None]:
         """Yield partial values as top-level fields (or list items) complete, then the final
         validated value. Partial models hold only completed, individually validated fields
         (see ``model_fields_set``); a retry starts the partials over. With ``reasoning``, the
         reasoning section comes first, as :class:`ReasoningDelta` pieces. Stopping early
         (``break``, ``close()``, or dropping the generator) frees the model for the next call."""
-        items = run_blocking(self._generation(output_type, prompt, kwargs), self.backend)
-        partials = Partials(output_type, kwargs.get("reasoning"))
+        items = run_blocking(self._generation(output_type, prompt, on_refusal=on_refusal, **options), self.backend)
+        partials = Partials(output_type, options.get("reasoning"))
         try:
             while True:
                 try:
@@ -243,10 +259,14 @@ class LLM:
         self, output_type: TypeForm[T], prompt: str | None = None, *,
         on_refusal: Literal["return"], **options: Unpack[GenerateOptions],
     ) -> T | Refusal: ...
-    async def agenerate(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> Any:
+    async def agenerate(
+        self, output_type: Any, prompt: str | None = None, *,
+        on_refusal: Literal["raise", "return"] = "raise", **options: Unpack[GenerateOptions],
+    ) -> Any:
         """:meth:`generate` without blocking the event loop: natively on a backend with
         ``acomplete`` (the HTTP backends: no thread per call), else in a worker thread."""
-        result: Result[Any] = await self._finish_async(self._generation(output_type, prompt, kwargs))
+        steps = self._generation(output_type, prompt, on_refusal=on_refusal, **options)
+        result: Result[Any] = await self._finish_async(steps)
         self._record(result.usage)
         return result.value
 
@@ -270,12 +290,16 @@ class LLM:
         self, output_type: TypeForm[T], prompt: str | None = None, *,
         on_refusal: Literal["return"], reasoning: int, **options: Unpack[PromptOptions],
     ) -> AsyncIterator[T | Refusal | ReasoningDelta]: ...
-    async def astream(self, output_type: Any, prompt: str | None = None, **kwargs: Any) -> AsyncIterator[Any]:
+    async def astream(
+        self, output_type: Any, prompt: str | None = None, *,
+        on_refusal: Literal["raise", "return"] = "raise", **options: Unpack[GenerateOptions],
+    ) -> AsyncIterator[Any]:
         """:meth:`stream` for ``async for``: natively on a backend with ``acomplete``, else the
         model runs in a worker thread, which stops at the next piece of text when the consumer
         stops or is cancelled."""
-        partials = Partials(output_type, kwargs.get("reasoning"))
-        async with aclosing(run_async(self._generation(output_type, prompt, kwargs), self.backend)) as items:
+        partials = Partials(output_type, options.get("reasoning"))
+        steps = self._generation(output_type, prompt, on_refusal=on_refusal, **options)
+        async with aclosing(run_async(steps, self.backend)) as items:
             async for item in items:
                 if isinstance(item, Done):
                     yield item.value.value
@@ -290,7 +314,8 @@ class LLM:
     def tool_policy(self) -> Literal["model", "tool-trained", "small-model"]:
         """The policy ``policy="auto"`` means for this model, by whether its chat template
         renders tools (a model trained to call them: "tool-trained") or not ("small-model");
-        docs/tools.md, "Calling or answering"."""
+        docs/tools.md, "Calling or answering". ``structgen.policy(llm.tool_policy)`` holds its
+        rules."""
         return resolve_policy("auto", self._tool_format("auto").native)
 
     def __repr__(self) -> str:
@@ -308,22 +333,22 @@ class LLM:
         (the model writes freely and a call starts where it opens one, in any form its family
         writes: nothing it writes is overruled), "tool-trained" (the scored gate with free
         arguments, an offered call of any tool and every fitting tool callable: measured on
-        tool-trained models) or "small-model" (``decision="action"`` with
-        ``arguments="auto"``: the rules fitted on models too small to judge), or a
-        :class:`~structgen.Policy` of your own, one value per rule; see docs/tools.md,
-        "Calling or answering". ``decision`` and ``arguments``, where given, replace the
-        policy's.
-        ``decision`` (under "auto"): "action" — tools scored against the request by meaning,
-        the model's judgement, shared words and whether the request asks for an action at all;
-        none fits: an answer in words — "meaning" (the same without the last signal), "words"
-        (the word-overlap rules alone) or "model" (the model's own choice, never overruled);
-        see docs/tools.md, "Calling or answering".
-        ``arguments``: "auto" (the default: "free_then_copied" where the decision weighed
-        the action signal and found the request asks for an action, "free" elsewhere), "free"
-        (the model writes every value), "copied" (a free string — no
-        ``enum``, ``const``, ``pattern`` or ``format`` — may only be a run of the words of the
-        latest user message and the tool results after it) or "free_then_copied" (a call
-        refused because none of its values was said is written again as under "copied").
+        tool-trained models) or "small-model" (its ``decision`` "action" with ``arguments``
+        "auto": the rules fitted on models too small to judge), or a :class:`~structgen.Policy`
+        of your own, one value per rule: to set one rule, change it in a named policy's,
+        ``policy=dataclasses.replace(structgen.policy("small-model"), decision="words")``
+        (:func:`~structgen.policy`); see docs/tools.md, "Calling or answering".
+        The policy's ``decision`` rule (under "auto"): "action" — tools scored against the
+        request by meaning, the model's judgement, shared words and whether the request asks for
+        an action at all; none fits: an answer in words — "meaning" (the same without the last
+        signal), "words" (the word-overlap rules alone) or "model" (the model's own choice,
+        never overruled); see docs/tools.md, "Calling or answering".
+        Its ``arguments`` rule: "auto" ("free_then_copied" where the decision weighed the
+        action signal and found the request asks for an action, "free" elsewhere), "free" (the
+        model writes every value), "copied" (a free string — no ``enum``, ``const``,
+        ``pattern`` or ``format`` — may only be a run of the words of the latest user message
+        and the tool results after it) or "free_then_copied" (a call refused because none of
+        its values was said is written again as under "copied").
         Under the "small-model" policy (its ``listed_values`` rule), a listed value the latest
         user message names (one of an ``enum``'s, said as whole words) is the only one the call
         may carry there (docs/tools.md, "Listed values the request names").
@@ -425,8 +450,13 @@ class LLM:
         only ask again for results the model already has is not run: the model is asked for
         its answer (``ToolRun.ended == "repeated"``). MaxRoundsError after ``max_rounds``
         rounds of calls, with the conversation. To continue, call again with
-        ``run.messages`` and the next user message (docs/tools.md, "Agents")."""
-        steps = run_steps(self._caller, prompt_or_messages, tools, output_type, max_rounds, options, tool_errors)
+        ``run.messages`` and the next user message (docs/tools.md, "Agents").
+        With ``output_type``, the answer is a call of a ``final_result`` tool whose arguments
+        are the output type: every step must call a tool, and any tool may be called there,
+        the policy's decision not asked which (it would rank ``final_result`` against the
+        request and could leave it out); the policy's other rules apply as set. The keywords
+        are :class:`~structgen.ToolOptions` but ``tool_choice``."""
+        steps = run_steps(self._caller, prompt_or_messages, tools, output_type, max_rounds, tool_errors, options)
         return finish(run_blocking(steps, self.backend))
 
     @overload
@@ -448,19 +478,20 @@ class LLM:
     ) -> ToolRun[Any]:
         """:meth:`run_tools` on the event loop: tools (async ones awaited) run here; the model
         runs here too on a backend with ``acomplete``, else in a worker thread."""
-        steps = run_steps(self._caller, prompt_or_messages, tools, output_type, max_rounds, options, tool_errors)
+        steps = run_steps(self._caller, prompt_or_messages, tools, output_type, max_rounds, tool_errors, options)
         run: ToolRun[Any] = await self._finish_async(steps)
         return run
 
     # -- what the operations need -------------------------------------------------------------
 
     def _generation(
-        self, output_type: Any, prompt: str | None, options: Mapping[str, Any]
+        self, output_type: Any, prompt: str | None, *, on_refusal: Literal["raise", "return"] = "raise",
+        reasoning: ReasoningOption = None, **options: Unpack[PromptOptions],
     ) -> Steps[TextDelta | ReasoningDelta | None, Result[Any]]:
-        options = dict(options)
-        section = self._reasoning(options.pop("reasoning", None))
+        """One generation of ``output_type`` with the keywords of :meth:`generate`."""
         return generation(
-            output_type, prompt, options, self._sampling, self._record, section, self._dictionary_shape()
+            output_type, prompt, self._sampling, self._record, self._reasoning(reasoning), self._dictionary_shape(),
+            on_refusal=on_refusal, **options,
         )
 
     def _dictionary_shape(self) -> DictionaryShape:
@@ -468,7 +499,7 @@ class LLM:
         the braced shape; a small one copies its placeholder as a key, and reads words."""
         return "braces" if self._tool_format("auto").native else "words"
 
-    def _reasoning(self, reasoning: Any) -> Reasoning | None:
+    def _reasoning(self, reasoning: ReasoningOption) -> Reasoning | None:
         """The reasoning section ``reasoning=`` asks for on this model (docs/generation.md,
         "Think, then answer")."""
         return reasoning_section(reasoning, chat_template_of(self.backend))
@@ -478,7 +509,7 @@ class LLM:
         async with aclosing(run_async(steps, self.backend)) as items:
             return await result_of(items)
 
-    def _sampling(self, options: Mapping[str, Any]) -> Sampling:
+    def _sampling(self, options: SamplingOptions) -> Sampling:
         return Sampling.of(options, seed=self.seed, max_tokens=self.max_tokens, max_retries=self.max_retries)
 
     def _record(self, usage: Usage) -> None:

@@ -9,9 +9,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import pytest
+from typing_extensions import ParamSpec
+
+P = ParamSpec("P")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -27,15 +29,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-def _with_examples(
-    prop: Callable[..., None], config: pytest.Config
-) -> Callable[..., None]:
+def _with_examples(prop: Callable[P, None], config: pytest.Config) -> Callable[P, None]:
+    """``prop`` with ``--structgen-max-examples`` as its ``max_examples`` where a call gives none."""
     chosen = config.getoption("structgen_max_examples", None)
 
-    def run(output_type: Any, **options: Any) -> None:
+    def run(*args: P.args, **kwargs: P.kwargs) -> None:
         if chosen is not None:
-            options.setdefault("max_examples", chosen)
-        prop(output_type, **options)
+            kwargs.setdefault("max_examples", chosen)
+        prop(*args, **kwargs)
 
     return run
 

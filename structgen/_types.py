@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 from pydantic.errors import PydanticInvalidForJsonSchema, PydanticSchemaGenerationError, PydanticUserError
-from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
 from pydantic_core import core_schema
 
 from ._errors import SchemaError, UnsupportedSchemaError
@@ -59,10 +59,8 @@ class StructgenJsonSchema(GenerateJsonSchema):
       an arbitrary class) is refused naming the field.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._field_path: list[str] = []
-        self._field_names: dict[int, str] = {}
+    _field_path: list[str]  # the fields being generated, outermost first (from generate on)
+    _field_names: dict[int, str]
 
     # -- collections
 
@@ -179,7 +177,8 @@ class StructgenJsonSchema(GenerateJsonSchema):
             return {"type": "string", "format": "http-url"}
         return super().url_schema(schema)
 
-    def generate(self, schema: core_schema.CoreSchema, mode: Any = "validation") -> JsonSchemaValue:
+    def generate(self, schema: core_schema.CoreSchema, mode: JsonSchemaMode = "validation") -> JsonSchemaValue:
+        self._field_path, self._field_names = [], {}
         json_schema: JsonSchemaValue = _emails_as_validated(super().generate(schema, mode))
         return json_schema
 

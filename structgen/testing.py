@@ -12,8 +12,11 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
+from typing_extensions import Unpack
+
 from ._backends._scripted import ScriptedBackend
 from ._backends.llamacpp._native import Verdict, native_vocab
+from ._schema.options import GrammarChanges
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -94,7 +97,7 @@ def samples(
 
 
 def _grammar_and_check(
-    output_type: Any, grammar: Grammar | str | None, options: dict[str, Any]
+    output_type: Any, grammar: Grammar | str | None, options: GrammarChanges
 ) -> tuple[Grammar, Any]:
     from ._grammar import Grammar
     from ._roundtrip import RoundTripCheck, numbers_where_schema_says, order_keys, write_json
@@ -108,7 +111,7 @@ def _grammar_and_check(
                         f"to write the JSON), not {sorted(set(options) - {'whitespace'})}")
     else:
         built = grammar if isinstance(grammar, Grammar) else Grammar.from_string(grammar)
-    chosen = GrammarOptions(**options)
+    chosen = GrammarOptions().with_changes(**options)
     reorder = bool(chosen.prop_order) or chosen.key_order == "required-first"
     schema = json_schema_of(output_type)
 
@@ -151,7 +154,7 @@ def assert_round_trip(
     *,
     max_examples: int = DEFAULT_MAX_EXAMPLES,
     grammar: Grammar | str | None = None,
-    **grammar_options: Any,
+    **grammar_options: Unpack[GrammarChanges],
 ) -> None:
     """Every valid instance can be produced: its JSON is accepted natively and parses back equal.
 
@@ -173,7 +176,7 @@ def assert_round_trip(
 
 def assert_examples_round_trip(
     output_type: Any, *examples: Any, grammar: Grammar | str | None = None,
-    **grammar_options: Any,
+    **grammar_options: Unpack[GrammarChanges],
 ) -> None:
     """The round trip of :func:`assert_round_trip` for the given values (instances of
     ``output_type``, or data it validates): pin edge cases and past failures as regressions.
@@ -196,7 +199,7 @@ def assert_samples_validate(
     max_examples: int = DEFAULT_MAX_EXAMPLES,
     grammar: Grammar | str | None = None,
     max_depth: int = 12,
-    **grammar_options: Any,
+    **grammar_options: Unpack[GrammarChanges],
 ) -> None:
     """Soundness: every string the type's grammar derives validates against the type, and
     llama.cpp's sampler accepts it. Arguments as in :func:`assert_round_trip`; ``max_depth``
@@ -212,7 +215,7 @@ def round_trip_tests(
     *types: Any,
     max_examples: int | None = None,
     soundness: bool = True,
-    **grammar_options: Any,
+    **grammar_options: Unpack[GrammarChanges],
 ) -> Callable[..., None]:
     """A pytest test function with one case per type and property; assign it at module level::
 

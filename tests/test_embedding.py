@@ -51,7 +51,7 @@ def test_a_missing_model_is_a_model_not_found_error(monkeypatch: pytest.MonkeyPa
 
 
 def test_requests_for_an_action_score_above_questions(encoder: SentenceEncoder) -> None:
-    """The action-or-answer signal of ``decision="action"`` (``_tools/policy/_intent.py``)."""
+    """The action-or-answer signal of ``decision="action"`` (``_tools/policy/_fitted.py``)."""
     from structgen._tools.policy._meanings import Meanings
 
     meanings = Meanings(encoder)

@@ -102,6 +102,35 @@ def test_the_tool_methods_check_their_options(tmp_path: Path, monkeypatch: pytes
     assert errors[1].startswith('Unexpected keyword argument "max_call" for "stream_tools"'), stdout
 
 
+GRAMMAR_PROGRAM = '''
+from pydantic import BaseModel
+from typing_extensions import Unpack
+from structgen import Grammar, GrammarChanges, GrammarOptions, json_schema_to_gbnf, structured
+
+@structured(refusal=True, describe="shape")
+class Address(BaseModel):
+    city: str
+
+def grammar(**changes: Unpack[GrammarChanges]) -> Grammar:
+    return Grammar.from_type(Address, **changes)
+
+reveal_type(structured(Address))
+grammar(whitespace="minified", prop_order=["city"])
+json_schema_to_gbnf({"type": "integer"}, whitespace="tight")
+GrammarOptions.preset("generation", white_space="minified")
+'''
+
+
+def test_the_grammar_options_are_checked_keywords(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Unpack[GrammarChanges]``: a misspelt grammar option or value is an error, and a wrapper passes them on."""
+    stdout = _mypy(GRAMMAR_PROGRAM, tmp_path, monkeypatch)
+    assert re.findall(r'Revealed type is "(.*)"', stdout) == ["type[m.Address]"], stdout
+    errors = [line.split(": error: ")[1] for line in stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 2, stdout
+    assert errors[0].startswith('Argument "whitespace" to "json_schema_to_gbnf"'), stdout
+    assert errors[1].startswith('Unexpected keyword argument "white_space" for "preset"'), stdout
+
+
 def _mypy(program: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     path = tmp_path / "m.py"
     path.write_text(textwrap.dedent(program))

@@ -50,7 +50,7 @@ def test_the_size_counts_utf8_bytes_not_characters() -> None:
 def test_the_default_budget_applies_to_every_entry_point() -> None:
     assert GrammarOptions().max_grammar_bytes == DEFAULT_MAX_GRAMMAR_BYTES
     with pytest.raises(UnsupportedSchemaError):
-        Grammar.from_json_schema(SCHEMA, options=GrammarOptions(max_grammar_bytes=SIZE // 2))
+        Grammar.from_json_schema(SCHEMA, max_grammar_bytes=SIZE // 2)
 
 
 @pytest.mark.parametrize("bad", [0, -1, True, 1.5, "100"])

@@ -1,5 +1,5 @@
 """Every default is stated once: sampling in ``DEFAULT_SAMPLING``, grammar options in ``PRESETS``,
-tool options in the keywords of ``turn_steps``.
+tool options in the keywords of ``prepare_turn``.
 The keyword signatures that restate names (for typing) are held to those sources here."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from structgen import LLM, ToolOptions
 from structgen._backends._seam import DEFAULT_SAMPLING
 from structgen._generate._attempts import SAMPLING_KEYWORDS, Sampling
 from structgen._generate._generation import GenerateOptions, PromptOptions
-from structgen._tools._api import DEFAULT_MAX_CALLS, turn_steps
+from structgen._tools._api import DEFAULT_MAX_CALLS, prepare_turn
 from structgen.backends import SamplingSettings
 from structgen.testing import ScriptedBackend
 
@@ -44,7 +44,7 @@ def test_every_call_takes_its_sampling_defaults_from_one_place() -> None:
 
 
 def test_the_tool_options_are_the_turns_keywords_whose_defaults_it_states_once() -> None:
-    keywords = _keywords(turn_steps)
+    keywords = _keywords(prepare_turn)
     assert set(typing.get_type_hints(ToolOptions)) == set(keywords) | SAMPLING_KEYWORDS
     shown = {name: repr(p.default).replace("'", '"') for name, p in keywords.items()}
     assert all(f"``{name}={value}``" in (ToolOptions.__doc__ or "") for name, value in shown.items()), shown

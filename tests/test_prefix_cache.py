@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,8 @@ from tests.support.prefix_cache import CONTACTS as CONTACT_TEXTS, TICKETS as TIC
 from tests.support.prefix_cache import convert_currency, get_forecast, get_stock_price, get_weather
 from structgen._backends.llamacpp._prefixes import PrefixStore, SavedPrefix, shared_length
 from structgen.testing import ScriptedBackend
+
+WORDS = replace(sg.policy("small-model"), decision="words")
 
 model = pytest.mark.model
 Call = tuple[Any, str, str]
@@ -101,9 +104,10 @@ def test_answers_are_those_of_an_empty_cache(llm: sg.LLM) -> None:
 @model
 def test_alternating_tool_sets_reuse_each_listing(llm: sg.LLM, no_store: sg.LLM) -> None:
     def turns(model_: sg.LLM, order: list[tuple[str, list[Any]]]) -> list[sg.ToolTurn]:
-        # "words": every tool is listed ("meaning" lists only those that fit each request).
+        # "words" (on the small-model policy's other rules): every tool is listed ("meaning" lists
+        # only those that fit each request).
         runner_of(model_).forget()
-        return [model_.call_tools(request, tools, tool_choice="required", decision="words")
+        return [model_.call_tools(request, tools, tool_choice="required", policy=WORDS)
                 for request, tools in order]
 
     weather1 = ("What is the weather in Paris?", WEATHER)

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import ast
 import builtins
 import collections.abc
 import dataclasses
-import importlib
 import inspect
 import re
 import subprocess
 import sys
 import types
 import typing
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +31,7 @@ PUBLIC = [
     "GenerateOptions",
     "GenerationError",
     "Grammar",
+    "GrammarChanges",
     "GrammarError",
     "GrammarOptions",
     "IncompleteOutputError",
@@ -78,6 +76,7 @@ PUBLIC = [
     "ValidatorError",
     "default_model_path",
     "json_schema_to_gbnf",
+    "policy",
     "structured",
     "tool",
 ]
@@ -132,54 +131,6 @@ GBNF = [
     "parse_gbnf",
 ]
 
-#: Names that left the top level; each stays importable, with a DeprecationWarning, for one release.
-DEPRECATED = [
-    "ARITHMETIC_GBNF",
-    "Alternative",
-    "ArgumentsName",
-    "AsyncBackend",
-    "Backend",
-    "CHESS_GBNF",
-    "C_GBNF",
-    "CallInReply",
-    "ChoiceTable",
-    "Completion",
-    "CompletionRequest",
-    "DecisionName",
-    "DescribeStyle",
-    "ENGLISH_GBNF",
-    "Engine",
-    "Escapes",
-    "Event",
-    "FinishReason",
-    "HintPlacement",
-    "JAPANESE_GBNF",
-    "JSON_ARR_GBNF",
-    "JSON_GBNF",
-    "JsonPath",
-    "KeyOrder",
-    "LIST_GBNF",
-    "MemberRules",
-    "OfferedCall",
-    "OfferedTools",
-    "PolicyName",
-    "PresetName",
-    "Reasoning",
-    "ReasoningOption",
-    "Role",
-    "SamplingSettings",
-    "Score",
-    "ScoreRequest",
-    "ScoringBackend",
-    "StopGeneration",
-    "TemplatedBackend",
-    "Timeout",
-    "ToolChoice",
-    "ToolFormatName",
-    "Trigger",
-    "Whitespace",
-]
-
 
 @pytest.mark.parametrize(("module", "pinned"), [(structgen, PUBLIC), (structgen.backends, BACKENDS),
                                                 (structgen.gbnf, GBNF)])
@@ -200,55 +151,9 @@ def test_importing_structgen_warns_of_nothing() -> None:
     subprocess.run([sys.executable, "-W", "error:structgen:DeprecationWarning", "-c", code], check=True)
 
 
-@pytest.mark.parametrize("name", DEPRECATED)
-def test_an_old_name_still_imports_with_a_warning(name: str) -> None:
-    assert name not in structgen.__all__
-    home = structgen._MOVED.get(name)
-    match = rf"structgen\.{name} moved to {re.escape(home)}\.{name}" if home else rf"structgen\.{name} is deprecated"
-    with pytest.warns(DeprecationWarning, match=match):
-        value = getattr(structgen, name)
-    with pytest.warns(DeprecationWarning, match=match):
-        exec(f"from structgen import {name} as imported", namespace := {})
-    assert namespace["imported"] is value
-    if home:
-        assert value is getattr(sys.modules[home], name)
-    else:  # the private alias itself, for annotations written against it
-        private, _ = structgen._RETIRED[name]
-        assert value is getattr(importlib.import_module(private, "structgen"), name)
-
-
 def test_an_unknown_name_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError, match="no attribute 'Backends'"):
         structgen.Backends  # type: ignore[attr-defined]
-
-
-def _python_sources() -> Iterator[tuple[str, str]]:
-    """(where, code) for every Python file of the repository and every python block of its docs."""
-    for path in sorted(ROOT.rglob("*.py")):
-        if not {".venv", "site", "build", "bench"} & set(path.relative_to(ROOT).parts):
-            yield str(path.relative_to(ROOT)), path.read_text()
-    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
-        text = page.read_text()
-        for block in re.finditer(r"^```(?:python|py)\n(.*?)^```", text, re.M | re.S):
-            yield f"{page.relative_to(ROOT)}:{text[:block.start()].count(chr(10)) + 1}", block[1]
-
-
-def test_nothing_in_the_repository_uses_an_old_name() -> None:
-    used = []
-    for where, code in _python_sources():
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
-            continue
-        names = {"structgen"} | {a.asname for node in ast.walk(tree) if isinstance(node, ast.Import)
-                                 for a in node.names if a.name == "structgen" and a.asname}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module == "structgen" and not node.level:
-                used += [f"{where}:{node.lineno} {a.name}" for a in node.names if a.name in DEPRECATED]
-            elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                  and node.value.id in names and node.attr in DEPRECATED):
-                used.append(f"{where}:{node.lineno} {node.attr}")
-    assert not used
 
 
 def test_one_error_hierarchy() -> None:
@@ -335,6 +240,24 @@ def test_no_private_type_appears_in_a_public_signature() -> None:
                 if id(value) not in public:
                     leaks.setdefault(f"{word} ({obj.__module__})", set()).add(where)
     assert not leaks, {k: sorted(v)[:3] for k, v in leaks.items()}
+
+
+def test_every_public_keyword_option_is_typed() -> None:
+    """Options come one way: named keywords, or ``**options: Unpack[SomeOptions]`` (a TypedDict a
+    caller's wrapper can pass on typed); no public function takes ``**kwargs: Any``."""
+    import structgen.testing
+
+    functions = _public_functions() + [
+        (f"{m.__name__}.{name}", f) for m in (structgen.testing, structgen.gbnf) for name in m.__all__
+        for f in [getattr(m, name)] if inspect.isfunction(f)
+    ]
+    untyped = [
+        f"{where}: **{p.name}: {p.annotation}" for where, function in functions
+        if not inspect.isclass(function) and function.__module__.startswith("structgen")  # not a Protocol's own
+        for p in inspect.signature(function).parameters.values()
+        if p.kind is inspect.Parameter.VAR_KEYWORD and not str(p.annotation).startswith("Unpack[")
+    ]
+    assert not untyped
 
 
 def test_llm_inherits_nothing_private() -> None:

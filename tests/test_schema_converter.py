@@ -6,14 +6,15 @@ from __future__ import annotations
 import gc
 import inspect
 import typing
+from dataclasses import fields
 from typing import Any
 
 import pytest
 from pydantic import BaseModel, ConfigDict
 
 import structgen
-from structgen import Grammar, GrammarOptions, SchemaConverter, SchemaError, json_schema_to_gbnf
-from structgen._generate._output import PROMPT_OPTION_NAMES, spec_for, structured
+from structgen import Grammar, GrammarChanges, GrammarOptions, SchemaConverter, SchemaError, json_schema_to_gbnf
+from structgen._generate._output import OutputOptions, spec_for, structured
 from structgen._memo import memo_entries
 from structgen._schema import convert
 from structgen._schema.options import OPTION_NAMES, PRESETS
@@ -58,7 +59,7 @@ def test_the_factories_are_calls_into_the_shared_converter() -> None:
     after = shared.cache_info()
     assert (after.misses, after.hits) == (before.misses + 1, before.hits + 1)
     with_changes = json_schema_to_gbnf(schema, whitespace="minified")
-    assert with_changes == json_schema_to_gbnf(schema, GrammarOptions(whitespace="minified"))
+    assert with_changes == SchemaConverter.shared().convert(schema, options=GrammarOptions(whitespace="minified")).gbnf
     assert with_changes != text
 
 
@@ -168,13 +169,14 @@ def test_presets_state_every_default() -> None:
     with pytest.raises(ValueError, match="unknown preset"):
         GrammarOptions.preset("fast")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="unknown grammar option"):
-        GrammarOptions().with_changes(white_space="minified")
+        GrammarOptions().with_changes(white_space="minified")  # type: ignore[call-arg]
 
 
 def test_given_options_are_used_as_they_are() -> None:
     # from_type's preset closes objects and writes plain integers, but options given win.
     assert not accepts(Grammar.from_type(Point), '{"x": 1, "label": "a", "extra": 1}')
-    opened = Grammar.from_type(Point, options=GrammarOptions())
+    opened = Grammar.from_type(Point, additional_properties=None, integer_zero_fraction=True)
+    assert opened == SchemaConverter.shared().convert_type(Point, options=GrammarOptions())
     assert accepts(opened, '{"x": 1, "label": "a", "extra": 1}')
     assert accepts(opened, '{"x": 1.0, "label": "a"}')
     assert accepts(Grammar.from_type(Point, integer_zero_fraction=True), '{"x": 1.0, "label": "a"}')
@@ -197,12 +199,17 @@ def test_given_options_are_used_as_they_are() -> None:
 
 
 def test_structured_takes_every_option_by_name_and_no_other() -> None:
-    overloads = typing.get_overloads(structured)
-    params = inspect.signature(overloads[-1]).parameters
-    named = {n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
-    assert named == OPTION_NAMES | PROMPT_OPTION_NAMES
+    """Its own keywords are OutputOptions' prompting fields, with their defaults; the rest are
+    GrammarChanges, which are GrammarOptions' fields (and so are every grammar function's)."""
+    assert typing.get_type_hints(GrammarChanges).keys() == OPTION_NAMES
+    prompting = {f.name: f.default for f in fields(OutputOptions) if f.name != "grammar"}
+    for function in [structured, typing.get_overloads(structured)[-1]]:  # the decorator with keywords
+        params = inspect.signature(function).parameters
+        named = {n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+        assert named == prompting.keys() and params["grammar"].annotation == "Unpack[GrammarChanges]"
+    assert {n: p.default for n, p in inspect.signature(structured).parameters.items() if n in prompting} == prompting
     with pytest.raises(TypeError, match="unknown option"):
-        structured(white_space="minified")
+        structured(white_space="minified")  # type: ignore[call-overload]
 
 
 def test_every_cache_of_the_front_end_is_the_converters_to_list_bound_and_clear() -> None:

@@ -110,7 +110,7 @@ def test_a_listed_value_the_request_names_is_the_one_called(request: pytest.Fixt
     named = chosen.call_tool(asked, [get_weather, add], tool_choice="get_weather")
     assert named.arguments.unit == "fahrenheit"
     # The "model" decision overrules nothing the model writes: the listing's first value stays.
-    free = chosen.call_tools(asked, [get_weather], tool_choice="required", decision="model")
+    free = chosen.call_tools(asked, [get_weather], tool_choice="required", policy="model")
     assert calls_made(free) == [("get_weather", {"city": "Boston", "unit": "celsius"})]
 
 

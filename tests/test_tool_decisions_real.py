@@ -5,6 +5,7 @@ the tool picked by meaning when a call is required — on SmolLM2 and on Gemma-3
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
@@ -27,6 +28,11 @@ def llm(request: pytest.FixtureRequest) -> Iterator[sg.LLM]:
 
 def called(turn: sg.ToolTurn) -> list[str]:
     return [c.name for c in turn.calls]
+
+
+def own(llm: sg.LLM, arguments: str) -> sg.Policy:
+    """The model's own policy (what "auto" means for it) with its ``arguments`` rule set."""
+    return replace(sg.policy(llm.tool_policy), arguments=arguments)  # type: ignore[arg-type]
 
 
 def test_a_paraphrase_calls_the_tool_it_needs(llm: sg.LLM) -> None:
@@ -64,12 +70,12 @@ MODEL_CHOOSES = {"smollm2": ["get_forecast"], "gemma": []}
 
 
 def test_the_word_rules_are_a_named_setting(llm: sg.LLM, request: pytest.FixtureRequest) -> None:
-    turn = llm.call_tools("Weather forecast for Oslo.", TOOLS, decision="words")
+    turn = llm.call_tools("Weather forecast for Oslo.", TOOLS, policy=replace(sg.policy("small-model"), decision="words"))
     assert called(turn) == WORDS_CALLS[request.node.callspec.params["llm"]]
 
 
 def test_under_model_the_model_alone_decides(llm: sg.LLM, request: pytest.FixtureRequest) -> None:
-    turn = llm.call_tools("Weather forecast for Oslo.", [get_forecast], decision="model")
+    turn = llm.call_tools("Weather forecast for Oslo.", [get_forecast], policy="model")
     assert called(turn) == MODEL_CHOOSES[request.node.callspec.params["llm"]]
     assert bool(turn.text) == (not turn.calls)
 
@@ -89,7 +95,7 @@ def test_the_backend_scores_text_after_a_context(llm: sg.LLM) -> None:
 
 def test_copied_arguments_are_runs_of_the_request(llm: sg.LLM) -> None:
     request = "Where is IBM trading today?"
-    turn = llm.call_tools(request, TOOLS, tool_choice="get_stock_price", arguments="copied")
+    turn = llm.call_tools(request, TOOLS, tool_choice="get_stock_price", policy=own(llm, "copied"))
     symbol = turn.calls[0].arguments.symbol
     assert symbol in request.rstrip("?").split(), symbol  # the grammar allows nothing else
     # Unconstrained, SmolLM2 writes the tool's own example ("AAPL"); copied, it picks the name.
@@ -97,19 +103,20 @@ def test_copied_arguments_are_runs_of_the_request(llm: sg.LLM) -> None:
 
 
 def test_free_then_copied_writes_the_call_again_when_nothing_in_it_was_said(llm: sg.LLM) -> None:
-    turn = llm.call_tools("Where is IBM trading today?", TOOLS, arguments="free_then_copied")
+    turn = llm.call_tools("Where is IBM trading today?", TOOLS, policy=own(llm, "free_then_copied"))
     assert called(turn) == ["get_stock_price"]
     assert turn.calls[0].arguments.symbol == "IBM"
 
 
-# decision="action" with arguments="copied", greedy, max_tokens=128 (requests of the tuning
+# The "small-model" policy (decision="action") with arguments="copied", greedy, max_tokens=128 (requests of the tuning
 # split, where the setting was chosen): a question that shares a tool's topic is answered in
 # words (under "meaning" with copied arguments SmolLM2 called play_music(query="the piano"));
 # a paraphrase gets the tool, filled with the user's own words.
 def test_action_answers_topic_questions_and_calls_for_requests(llm: sg.LLM) -> None:
-    asked = llm.call_tools("Who invented the piano?", TOOLS, decision="action", arguments="copied")
+    copied = replace(sg.policy("small-model"), arguments="copied")
+    asked = llm.call_tools("Who invented the piano?", TOOLS, policy=copied)
     assert asked.calls == [] and asked.text
-    turn = llm.call_tools("Where is IBM trading today?", TOOLS, decision="action", arguments="copied")
+    turn = llm.call_tools("Where is IBM trading today?", TOOLS, policy=copied)
     assert [(c.name, c.arguments.symbol) for c in turn.calls][:1] == [("get_stock_price", "IBM")]
 
 
@@ -118,7 +125,7 @@ def test_action_answers_topic_questions_and_calls_for_requests(llm: sg.LLM) -> N
 # signal reads it as a question (-0.01), so the default writes no copied call and answers.
 def test_the_default_copies_arguments_only_for_requests_that_ask_for_an_action(llm: sg.LLM) -> None:
     asked = "how do musicians tune a guitar by ear?"
-    assert called(llm.call_tools(asked, TOOLS, arguments="free_then_copied")) == ["play_music"]
+    assert called(llm.call_tools(asked, TOOLS, policy=own(llm, "free_then_copied"))) == ["play_music"]
     turn = llm.call_tools(asked, TOOLS)
     assert turn.calls == [] and turn.text
 

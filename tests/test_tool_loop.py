@@ -3,14 +3,17 @@
 These replay given texts through the backend seam to reach paths a small model does not take
 on demand (max_rounds, a repeated call, an ungrounded call); the same paths on the real model
 and sampler are in test_tool_calls.py. The scripts are written for the word rules
-(``decision="words"``), which need no model to decide; test_tool_policy.py has the others.
+(:data:`WORDS`: the "small-model" policy deciding by ``policy=WORDS``), which need no model
+to decide; test_tool_policy.py has the others.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
+import warnings
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -19,6 +22,10 @@ from pydantic import BaseModel, field_validator
 import structgen as sg
 from structgen.backends import Backend, Completion, CompletionRequest
 from structgen.testing import ScriptedBackend
+
+#: The small-model policy deciding by the word rules alone, and that writing every value freely.
+WORDS = replace(sg.policy("small-model"), decision="words")
+WORDS_FREE = replace(WORDS, arguments="free")
 
 
 def lookup(city: str) -> str:
@@ -52,7 +59,7 @@ def test_an_ungrounded_call_under_auto_becomes_a_reply() -> None:
 
 def test_a_request_no_tool_is_about_needs_a_call_made_of_its_words() -> None:
     backend = ScriptedBackend(written("Atlantis"), "Why did the chicken cross the road?")
-    turn = sg.LLM.from_backend(backend).call_tools("Tell me a joke.", [lookup], decision="words", arguments="free")
+    turn = sg.LLM.from_backend(backend).call_tools("Tell me a joke.", [lookup], policy=WORDS_FREE)
     assert turn.calls == [] and turn.text == "Why did the chicken cross the road?"
 
     def add(a: int, b: int) -> int:
@@ -60,11 +67,11 @@ def test_a_request_no_tool_is_about_needs_a_call_made_of_its_words() -> None:
         return a + b
 
     sum_call = '[{"name": "add", "arguments": {"a": 12, "b": 30}}]'
-    turn = sg.LLM.from_backend(ScriptedBackend(twice(sum_call))).call_tools("What is 12 plus 30?", [add], decision="words")
+    turn = sg.LLM.from_backend(ScriptedBackend(twice(sum_call))).call_tools("What is 12 plus 30?", [add], policy=WORDS)
     assert [(c.arguments.a, c.arguments.b) for c in turn.calls] == [(12, 30)]
     half = '[{"name": "add", "arguments": {"a": 12, "b": 7}}]'
     turn = sg.LLM.from_backend(ScriptedBackend(twice(half), "42")).call_tools(
-        "What is 12 plus 30?", [add], decision="words", arguments="free")
+        "What is 12 plus 30?", [add], policy=WORDS_FREE)
     assert turn.calls == [] and turn.text == "42"
 
 
@@ -93,13 +100,14 @@ def test_the_alternatives_rule_says_whether_tool_names_are_scored_whole() -> Non
 
 def test_a_call_refused_as_unsaid_is_written_again_from_the_users_words() -> None:
     """``arguments="free_then_copied"``: the second call may only copy the request's words."""
+    again = replace(sg.policy("small-model"), arguments="free_then_copied")
     backend = ScriptedBackend(written("Atlantis"), written("Lima"))
-    turn = sg.LLM.from_backend(backend).call_tools("Tell me about Lima, the city.", [lookup], arguments="free_then_copied")
+    turn = sg.LLM.from_backend(backend).call_tools("Tell me about Lima, the city.", [lookup], policy=again)
     assert [c.arguments.city for c in turn.calls] == ["Lima"] and len(backend.requests) == 2
     assert backend.requests[0].gbnf != backend.requests[1].gbnf  # the second grammar copies
     with pytest.raises(sg.BackendError, match="does not allow"):
         sg.LLM.from_backend(ScriptedBackend(written("Atlantis"), written("Atlantis"))).call_tools(
-            "Tell me about Lima, the city.", [lookup], arguments="free_then_copied")
+            "Tell me about Lima, the city.", [lookup], policy=again)
 
 
 def test_required_calls_even_when_no_tool_seems_relevant() -> None:
@@ -108,7 +116,7 @@ def test_required_calls_even_when_no_tool_seems_relevant() -> None:
 
 
 def test_a_grounded_call_is_kept() -> None:
-    turn = sg.LLM.from_backend(ScriptedBackend(written("Paris"))).call_tools("Tell me about the city of paris.", [lookup], decision="words")
+    turn = sg.LLM.from_backend(ScriptedBackend(written("Paris"))).call_tools("Tell me about the city of paris.", [lookup], policy=WORDS)
     assert [c.arguments.city for c in turn.calls] == ["Paris"]
 
 
@@ -121,13 +129,40 @@ def test_a_repeated_call_ends_the_turn_before_it() -> None:
     assert turn.raw == call("Oslo")
 
 
+class Report(BaseModel):
+    city: str
+    summary: str
+
+
+def test_a_typed_run_calls_any_tool_every_step_and_keeps_the_policys_other_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A typed run's steps must call and may call any tool, ``final_result`` among them: the
+    policy's decision is not asked which (a scored one, ranking ``final_result`` against the
+    request, could leave it out), and the encoder it would need is not loaded; every other rule
+    of the policy applies as set (here "tool-trained"'s names chosen by tokens, not scored)."""
+    import structgen._tools.policy._gate as gate
+
+    monkeypatch.setattr(gate, "embedding_model_folder", lambda: None)  # loading it would warn
+    final = '[{"name": "final_result", "arguments": {"city": "Oslo", "summary": "Oslo is nice"}}]'
+    for policy, scored in (("small-model", True), ("tool-trained", False)):
+        backend = ScriptedBackend(call("Oslo"), final)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            run = sg.LLM.from_backend(backend).run_tools(
+                "A report on Oslo, please.", [lookup], output_type=Report, policy=policy)  # type: ignore[arg-type]
+        assert run.output == Report(city="Oslo", summary="Oslo is nice") and run.ended == "final_result"
+        assert [r for _, r in run.calls] == ["Oslo is nice"]
+        for request in backend.requests:  # both tools callable in each step, the policy's alternatives rule kept
+            assert '\\"lookup\\"' in request.gbnf and '\\"final_result\\"' in request.gbnf
+            assert (request.choices is not None) is scored
+
+
 def test_max_rounds_carries_the_conversation() -> None:
     backend = ScriptedBackend(written("Oslo"), written("Rome"), written("Lima"))
 
 
     llm = sg.LLM.from_backend(backend)
     with pytest.raises(sg.MaxRoundsError) as info:
-        llm.run_tools("Look up Oslo, Rome and Lima.", [lookup], max_rounds=2, decision="words")
+        llm.run_tools("Look up Oslo, Rome and Lima.", [lookup], max_rounds=2, policy=WORDS)
     roles = [m.role for m in info.value.messages]
     assert roles == ["user", "assistant", "tool", "assistant", "tool"]
     assert info.value.messages[2].content == "Oslo is nice"
@@ -159,7 +194,7 @@ def test_a_call_that_fails_validation_is_retried_with_the_errors() -> None:
 
 def test_under_auto_the_turn_ends_before_an_ungrounded_call() -> None:
     two = '[{"name": "lookup", "arguments": {"city": "Oslo"}}, {"name": "lookup", "arguments": {"city": "Atlantis"}}]'
-    turn = sg.LLM.from_backend(ScriptedBackend(two)).call_tools("Look up Oslo.", [lookup], decision="words")
+    turn = sg.LLM.from_backend(ScriptedBackend(two)).call_tools("Look up Oslo.", [lookup], policy=WORDS)
     assert [c.arguments.city for c in turn.calls] == ["Oslo"]
     assert turn.raw == call("Oslo")
 
@@ -167,10 +202,10 @@ def test_under_auto_the_turn_ends_before_an_ungrounded_call() -> None:
 def test_under_auto_a_later_call_must_add_a_word_the_user_said() -> None:
     # The second call only repeats a word the first chose: the turn ends before it.
     region = '[{"name": "lookup", "arguments": {"city": "Oslo, Norway"}}, {"name": "lookup", "arguments": {"city": "Norway"}}]'
-    turn = sg.LLM.from_backend(ScriptedBackend(region)).call_tools("Look up Oslo, Norway.", [lookup], decision="words")
+    turn = sg.LLM.from_backend(ScriptedBackend(region)).call_tools("Look up Oslo, Norway.", [lookup], policy=WORDS)
     assert [c.arguments.city for c in turn.calls] == ["Oslo, Norway"]
     two = '[{"name": "lookup", "arguments": {"city": "Oslo"}}, {"name": "lookup", "arguments": {"city": "Rome"}}]'
-    turn = sg.LLM.from_backend(ScriptedBackend(two)).call_tools("Look up Oslo and Rome.", [lookup], decision="words")
+    turn = sg.LLM.from_backend(ScriptedBackend(two)).call_tools("Look up Oslo and Rome.", [lookup], policy=WORDS)
     assert [c.arguments.city for c in turn.calls] == ["Oslo", "Rome"]
     # A required call is not judged.
     turn = sg.LLM.from_backend(ScriptedBackend(region)).call_tools("Look up Oslo, Norway.", [lookup], tool_choice="required")
@@ -180,19 +215,19 @@ def test_under_auto_a_later_call_must_add_a_word_the_user_said() -> None:
 def test_under_auto_a_second_call_is_always_offered() -> None:
     """The grammar of a judged "auto" turn makes the model write a second call (small models stop
     after one where two were asked for); it is kept only as the rule of later calls says. A
-    required call is not made to; the model's own turn (``decision="model"``) is, once it has
+    required call is not made to; the model's own turn (``policy="model"``) is, once it has
     opened a call (tool-trained models also write one call of two)."""
     with pytest.raises(sg.BackendError, match="does not allow"):
-        sg.LLM.from_backend(ScriptedBackend(call("Paris"))).call_tools("Tell me about paris.", [lookup], decision="words")
+        sg.LLM.from_backend(ScriptedBackend(call("Paris"))).call_tools("Tell me about paris.", [lookup], policy=WORDS)
     backend = ScriptedBackend(written("Paris"))
-    turn = sg.LLM.from_backend(backend).call_tools("Tell me about paris.", [lookup], decision="words")
+    turn = sg.LLM.from_backend(backend).call_tools("Tell me about paris.", [lookup], policy=WORDS)
     assert [c.arguments.city for c in turn.calls] == ["Paris"] and turn.raw == call("Paris") and not turn.truncated
     assert "{1,3}" in backend.requests[0].gbnf
     required = ScriptedBackend(call("Paris"))
     sg.LLM.from_backend(required).call_tools("Tell me about paris.", [lookup], tool_choice="required")
     assert "{0,3}" in required.requests[0].gbnf
     model = ScriptedBackend(call("Paris"), check_grammar=False)
-    sg.LLM.from_backend(model).call_tools("Tell me about paris.", [lookup], decision="model")
+    sg.LLM.from_backend(model).call_tools("Tell me about paris.", [lookup], policy="model")
     assert "{1,3}" in model.requests[0].gbnf and model.requests[0].triggers
 
 
@@ -218,17 +253,17 @@ def test_an_offered_call_of_another_tool_ends_the_turn() -> None:
     """The model did not choose to write the offered call: another tool taking the same values
     is not kept. A third call is the model's choice again, judged as any later call."""
     second = '[{"name": "lookup", "arguments": {"city": "Oslo"}}, {"name": "other", "arguments": {"city": "Oslo"}}]'
-    turn = sg.LLM.from_backend(ScriptedBackend(second)).call_tools("Oslo?", [lookup, other], decision="words")
+    turn = sg.LLM.from_backend(ScriptedBackend(second)).call_tools("Oslo?", [lookup, other], policy=WORDS)
     assert [c.name for c in turn.calls] == ["lookup"]
     third = ('[{"name": "lookup", "arguments": {"city": "Oslo"}}, {"name": "lookup", "arguments": {"city": "Rome"}}, '
              '{"name": "other", "arguments": {"city": "Lima"}}]')
-    turn = sg.LLM.from_backend(ScriptedBackend(third)).call_tools("Oslo, Rome, then Lima?", [lookup, other], decision="words")
+    turn = sg.LLM.from_backend(ScriptedBackend(third)).call_tools("Oslo, Rome, then Lima?", [lookup, other], policy=WORDS)
     assert [(c.name, c.arguments.city) for c in turn.calls] == [("lookup", "Oslo"), ("lookup", "Rome"), ("other", "Lima")]
 
 
 def test_an_invalid_offered_call_ends_the_turn_without_a_retry() -> None:
     two = '[{"name": "Book", "arguments": {"title": "Dune"}}, {"name": "Book", "arguments": {"title": "emma"}}]'
-    turn = sg.LLM.from_backend(ScriptedBackend(two)).call_tools("Dune or emma?", [Book], decision="words")
+    turn = sg.LLM.from_backend(ScriptedBackend(two)).call_tools("Dune or emma?", [Book], policy=WORDS)
     assert [c.arguments.title for c in turn.calls] == ["Dune"] and turn.usage.attempts == 1
 
 
@@ -247,7 +282,7 @@ def test_a_budget_that_runs_out_in_a_later_call_keeps_the_whole_calls() -> None:
 def test_a_budget_that_runs_out_in_the_offered_call_is_not_a_truncated_turn() -> None:
     """The model did not choose to write the offered call: without it the turn is whole."""
     cut = '[{"name": "lookup", "arguments": {"city": "Oslo"}}, {"name": "lookup", "arguments": {"city": "Ro'
-    turn = sg.LLM.from_backend(ScriptedBackend(cut_short(cut))).call_tools("Oslo, Rome?", [lookup], decision="words")
+    turn = sg.LLM.from_backend(ScriptedBackend(cut_short(cut))).call_tools("Oslo, Rome?", [lookup], policy=WORDS)
     assert [c.arguments.city for c in turn.calls] == ["Oslo"] and not turn.truncated
 
 
@@ -294,7 +329,7 @@ def test_arun_tools_runs_the_model_and_async_tools_on_the_event_loop() -> None:
 
     def answer() -> tuple[sg.ToolRun[str], int]:
         async def main() -> tuple[sg.ToolRun[str], int]:
-            run = await llm.arun_tools("Tell me about the city of paris.", [alookup], decision="words", arguments="free")
+            run = await llm.arun_tools("Tell me about the city of paris.", [alookup], policy=WORDS_FREE)
             return run, threading.get_ident()
         return asyncio.run(main())
 
@@ -317,8 +352,8 @@ def test_the_blocking_and_asyncio_drivers_run_the_same_operation() -> None:
     scripts = (written("Paris"), written("Oslo"), written("Atlantis"), "Both are nice.")
     blocking, native = ScriptedBackend(*scripts), ScriptedBackend(*scripts)
     ask = "Compare the city of paris with the city of oslo."
-    ran = sg.LLM.from_backend(blocking).run_tools(ask, [lookup], decision="words", arguments="free")
-    aran = asyncio.run(sg.LLM.from_backend(native).arun_tools(ask, [lookup], decision="words", arguments="free"))
+    ran = sg.LLM.from_backend(blocking).run_tools(ask, [lookup], policy=WORDS_FREE)
+    aran = asyncio.run(sg.LLM.from_backend(native).arun_tools(ask, [lookup], policy=WORDS_FREE))
     assert ran.output == aran.output == "Both are nice."
     assert [r for _, r in ran.calls] == [r for _, r in aran.calls] == ["Paris is nice", "Oslo is nice"]
     assert blocking.requests == native.requests and len(native.requests) == 4
@@ -333,7 +368,7 @@ def test_run_tools_with_an_async_tool_works_inside_a_running_event_loop() -> Non
     async def main() -> sg.ToolRun[str]:  # blocking code called from a coroutine, as in a notebook
         backend = ScriptedBackend(*(written(city).replace("lookup", "alookup") for city in ("Paris", "Atlantis")), "Done.")
         return sg.LLM.from_backend(backend).run_tools(
-            "Tell me about the city of paris.", [alookup], decision="words", arguments="free")
+            "Tell me about the city of paris.", [alookup], policy=WORDS_FREE)
 
     run = asyncio.run(main())
     assert [r for _, r in run.calls] == ["Paris is nice"]
@@ -362,10 +397,10 @@ def test_a_raising_tool_ends_the_run_with_the_conversation_when_asked_on_both_dr
         llm = sg.LLM.from_backend(ScriptedBackend(written("Paris").replace("lookup", "broken")))
         with pytest.raises(sg.ToolExecutionError, match="down") as caught:
             if driver == "blocking":
-                llm.run_tools("Tell me about the city of paris.", [broken], decision="words", tool_errors="raise")
+                llm.run_tools("Tell me about the city of paris.", [broken], policy=WORDS, tool_errors="raise")
             else:
                 asyncio.run(llm.arun_tools(
-                    "Tell me about the city of paris.", [broken], decision="words", tool_errors="raise"))
+                    "Tell me about the city of paris.", [broken], policy=WORDS, tool_errors="raise"))
         assert caught.value.messages[-1].tool_calls[0]["function"]["name"] == "broken", driver
     with pytest.raises(ValueError, match="tool_errors must be one of"):
         llm.run_tools("Paris?", [broken], tool_errors="ignore")  # type: ignore[arg-type]
@@ -378,9 +413,9 @@ def test_a_raising_tool_is_shown_to_the_model_by_default_on_both_drivers() -> No
                                   "The lookup service is down.")
         llm = sg.LLM.from_backend(backend)
         if driver == "blocking":
-            run = llm.run_tools("Tell me about the city of paris.", [broken], decision="words")
+            run = llm.run_tools("Tell me about the city of paris.", [broken], policy=WORDS)
         else:
-            run = asyncio.run(llm.arun_tools("Tell me about the city of paris.", [broken], decision="words"))
+            run = asyncio.run(llm.arun_tools("Tell me about the city of paris.", [broken], policy=WORDS))
         assert run.output == "The lookup service is down." and run.ended == "answer", driver
         assert [m.role for m in run.messages] == ["user", "assistant", "tool", "assistant"]
         assert run.messages[2].content == "Error: RuntimeError: down"
@@ -403,7 +438,7 @@ def test_a_tool_asks_for_a_corrected_call_with_model_retry_even_when_errors_rais
 
     calls = [written(c).replace("lookup", "forecast") for c in ("Par", "Paris", "Atlantis")]
     llm = sg.LLM.from_backend(ScriptedBackend(*calls, "Sunny in Paris."))
-    run = llm.run_tools("The forecast for Par (Paris, France)?", [forecast], decision="words", tool_errors="raise")
+    run = llm.run_tools("The forecast for Par (Paris, France)?", [forecast], policy=WORDS, tool_errors="raise")
     assert asked == ["Par", "Paris"] and run.output == "Sunny in Paris."
     assert run.messages[2].content == "No city is called 'Par'; give its full name. Correct the call and try again."
     assert isinstance(run.calls[0][1], sg.ModelRetry) and run.calls[1][1] == "sunny"
@@ -438,7 +473,7 @@ def test_the_same_calls_again_end_the_run_with_an_answer_not_a_loop() -> None:
 def test_grounding_lets_a_call_that_failed_be_made_again_as_it_was() -> None:
     calls = [written("Paris").replace("lookup", "lookup_once")] * 3  # the third repeats a success
     run = sg.LLM.from_backend(ScriptedBackend(*calls, "Paris is nice.")).run_tools(
-        "Tell me about the city of paris.", [failing_once()], decision="words")
+        "Tell me about the city of paris.", [failing_once()], policy=WORDS)
     assert [r if isinstance(r, str) else type(r.__cause__).__name__ for _, r in run.calls] == [
         "ConnectionError", "Paris is nice"]
     assert run.output == "Paris is nice." and run.ended == "answer"
@@ -448,8 +483,8 @@ def test_a_run_continues_with_its_messages_and_the_next_user_message() -> None:
     backend = ScriptedBackend(written("Oslo"), written("Atlantis"), "Oslo is nice.",
                               written("Rome"), written("Atlantis"), "Rome is nice too.")
     llm = sg.LLM.from_backend(backend)
-    first = llm.run_tools("Look up Oslo.", [lookup], decision="words")
-    second = llm.run_tools([*first.messages, {"role": "user", "content": "And Rome?"}], [lookup], decision="words")
+    first = llm.run_tools("Look up Oslo.", [lookup], policy=WORDS)
+    second = llm.run_tools([*first.messages, {"role": "user", "content": "And Rome?"}], [lookup], policy=WORDS)
     assert second.output == "Rome is nice too." and [c.arguments.city for c, _ in second.calls] == ["Rome"]
     assert [m.role for m in second.messages] == [
         "user", "assistant", "tool", "assistant", "user", "assistant", "tool", "assistant"]
@@ -463,7 +498,7 @@ def test_a_run_continues_with_its_messages_and_the_next_user_message() -> None:
 def test_a_hand_written_loop_needs_nothing_private() -> None:
     llm = sg.LLM.from_backend(ScriptedBackend(written("Oslo"), written("Atlantis"), "Oslo is nice."))
     messages: list[sg.Message | dict[str, Any]] = [{"role": "user", "content": "Look up Oslo."}]
-    while (turn := llm.call_tools(messages, [lookup], decision="words")).calls:
+    while (turn := llm.call_tools(messages, [lookup], policy=WORDS)).calls:
         messages.append(turn.message)
         messages += [call.result_message(call.invoke()) for call in turn.calls]
     assert turn.text == "Oslo is nice."
@@ -490,12 +525,12 @@ def test_grounding_hears_earlier_turns_and_tool_results_but_repeats_only_since_t
                               twice(booking), twice(unsaid), "Booked.", twice(first), twice(first), "Only 212 now.")
     llm = sg.LLM.from_backend(backend)
     tools = [rooms, book]
-    run = llm.run_tools("Which rooms are free at the Ritz hotel?", tools, decision="words")
+    run = llm.run_tools("Which rooms are free at the Ritz hotel?", tools, policy=WORDS)
     run = llm.run_tools([*run.messages, {"role": "user", "content": "Book the second room please."}], tools,
-                        decision="words")
+                        policy=WORDS)
     assert [(c.name, r) for c, r in run.calls][-1] == ("book", "booked 305")  # 305: a tool result of turn one
     run = llm.run_tools([*run.messages, {"role": "user", "content": "Which rooms are free at the Ritz hotel now?"}],
-                        tools, decision="words")
+                        tools, policy=WORDS)
     assert [c.name for c, _ in run.calls][-1] == "rooms" and run.output == "Only 212 now."
 
 

@@ -5,6 +5,7 @@ same decisions on the real model and sampler are in test_tool_calls.py."""
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -127,19 +128,23 @@ def test_undecided_channel_scores_a_tool_whose_fit_a_usual_value_could_change(mo
     assert low < CHANNEL_USUAL < high
 
 
-def test_an_unknown_decision_is_refused() -> None:
+def test_a_rule_is_set_in_a_policy_not_as_a_keyword() -> None:
+    llm = sg.LLM.from_backend(ScriptedBackend())
+    for keyword in ("decision", "arguments"):
+        with pytest.raises(TypeError, match=keyword):
+            llm.call_tools("hi", [get_forecast], **{keyword: "words"})  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="decision"):
-        sg.LLM.from_backend(ScriptedBackend()).call_tools("hi", [get_forecast], decision="guess")  # type: ignore[arg-type]
+        replace(sg.policy("small-model"), decision="guess")  # type: ignore[arg-type]
 
 
 def test_model_decision_asks_once_with_a_lazy_call_grammar() -> None:
     backend = ScriptedBackend("Hello! I'm fine.", check_grammar=False)
-    turn = sg.LLM.from_backend(backend).call_tools("hi", [get_forecast, send_email], decision="model")
+    turn = sg.LLM.from_backend(backend).call_tools("hi", [get_forecast, send_email], policy="model")
     assert turn.calls == [] and turn.text == "Hello! I'm fine." and len(backend.requests) == 1
     assert backend.requests[0].triggers == ("(\\[)",)
     call = '[{"name": "get_forecast", "arguments": {"city": "Oslo"}}]'
     backend = ScriptedBackend("Let me look. " + call, check_grammar=False)
-    turn = sg.LLM.from_backend(backend).call_tools("Oslo?", [get_forecast, send_email], decision="model")
+    turn = sg.LLM.from_backend(backend).call_tools("Oslo?", [get_forecast, send_email], policy="model")
     assert [(c.name, c.arguments.city) for c in turn.calls] == [("get_forecast", "Oslo")]
 
 
@@ -172,7 +177,7 @@ def test_a_policy_without_its_extra_warns_once(monkeypatch: pytest.MonkeyPatch) 
             "hi", [get_forecast, send_email], policy="model")  # "model" needs no encoder
 
 
-def test_a_policy_is_one_value_per_rule_and_the_old_keywords_replace_its_own() -> None:
+def test_a_policy_is_one_value_per_rule_and_the_named_ones_are_public() -> None:
     from structgen._tools.policy._policies import POLICY_RULES, Policy, policy_rules
 
     small = POLICY_RULES["small-model"]
@@ -180,13 +185,16 @@ def test_a_policy_is_one_value_per_rule_and_the_old_keywords_replace_its_own() -
     assert policy_rules("auto", native=True) == POLICY_RULES["tool-trained"]
     assert POLICY_RULES["tool-trained"] == Policy(decision="action", arguments="free", offered_call="new-word-or-tool", offered_tools="fitting", channel="undecided", listed_values="any", alternatives="tokens", reply_tools="none", listed_tools="offered-until-calls")
     assert policy_rules("model", native=False) == POLICY_RULES["model"]
-    assert policy_rules("small-model", native=True, arguments="copied") == Policy(decision="action", arguments="copied", offered_call="same-tool")
-    # decision= brings the rules of the policy that decides so, then arguments= replaces its own
-    assert policy_rules("small-model", native=False, decision="model") == POLICY_RULES["model"]
-    assert policy_rules("model", native=False, decision="words") == Policy(decision="words", arguments=small.arguments, offered_call="same-tool")
     own = Policy(decision="action", arguments="free", offered_call="new-word")
     assert policy_rules(own, native=False) is own
-    assert policy_rules(own, native=False, arguments="copied") == Policy(decision="action", arguments="copied", offered_call="new-word")
+    # structgen.policy: each named policy's rules, to set a rule of in a Policy of one's own
+    for name in ("model", "tool-trained", "small-model"):
+        assert sg.policy(name) == POLICY_RULES[name]  # type: ignore[arg-type]
+    assert replace(sg.policy("small-model"), arguments="copied") == Policy(decision="action", arguments="copied", offered_call="same-tool")
+    for name in ("auto", "smallest"):
+        with pytest.raises(ValueError, match="a named policy is one of 'model', 'tool-trained', 'small-model'"):
+            sg.policy(name)  # type: ignore[arg-type]
+    assert sg.policy(sg.LLM.from_backend(ScriptedBackend()).tool_policy) == small
 
 
 def test_the_offered_tools_rule_lets_every_fitting_tool_be_called() -> None:

@@ -3,9 +3,9 @@ and :class:`Attempts`, the retry-with-feedback loop (finish reasons, usage, the 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from typing_extensions import TypedDict
 
@@ -13,6 +13,7 @@ from .._backends._seam import DEFAULT_SAMPLING, Completion, Message, SamplingSet
 from .._errors import IncompleteOutputError, OutputValidationError
 
 Errors = list[dict[str, Any]]
+V = TypeVar("V")
 
 
 class SamplingOptions(TypedDict, total=False):
@@ -40,29 +41,32 @@ class Sampling:
     max_retries: int
 
     @classmethod
-    def of(
-        cls, options: Mapping[str, Any], *, seed: int, max_tokens: int, max_retries: int
-    ) -> Sampling:
+    def of(cls, options: SamplingOptions, *, seed: int, max_tokens: int, max_retries: int) -> Sampling:
         """From ``options`` (keywords of :class:`SamplingOptions`; a foreign one is a
-        TypeError, as for any function), the rest taken from the defaults given."""
+        TypeError, as for any function; None is a keyword left out), the rest taken from the
+        defaults given."""
         unknown = set(options) - SAMPLING_KEYWORDS
         if unknown:
             raise TypeError(f"unexpected keyword argument(s): {', '.join(sorted(unknown))}")
-        given = {k: v for k, v in options.items() if v is not None}
         sampling = cls(
             SamplingSettings(
-                temperature=given.get("temperature", DEFAULT_SAMPLING.temperature),
-                top_p=given.get("top_p", DEFAULT_SAMPLING.top_p),
-                top_k=given.get("top_k", DEFAULT_SAMPLING.top_k),
-                min_p=given.get("min_p", DEFAULT_SAMPLING.min_p),
-                seed=given.get("seed", seed),
+                temperature=_given(options.get("temperature"), DEFAULT_SAMPLING.temperature),
+                top_p=_given(options.get("top_p"), DEFAULT_SAMPLING.top_p),
+                top_k=_given(options.get("top_k"), DEFAULT_SAMPLING.top_k),
+                min_p=_given(options.get("min_p"), DEFAULT_SAMPLING.min_p),
+                seed=_given(options.get("seed"), seed),
             ),
-            max_tokens=given.get("max_tokens", max_tokens),
-            max_retries=given.get("max_retries", max_retries),
+            max_tokens=_given(options.get("max_tokens"), max_tokens),
+            max_retries=_given(options.get("max_retries"), max_retries),
         )
         if sampling.max_tokens < 1 or sampling.max_retries < 0:
             raise ValueError("max_tokens must be >= 1 and max_retries >= 0")
         return sampling
+
+
+def _given(value: V | None, default: V) -> V:
+    """A keyword's value, or ``default`` where it was left out (or given as None)."""
+    return default if value is None else value
 
 
 Noun = Literal["answer", "call"]

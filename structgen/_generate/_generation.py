@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import ValidationError
+from typing_extensions import Unpack
 
 from .._backends._seam import CompletionRequest, Message, Reasoning, ReasoningDelta, TextDelta, Usage
 from .._errors import RefusalError, ValidatorError
@@ -52,22 +53,20 @@ class Result(Generic[T]):
 
 
 def generation(
-    output_type: Any, prompt: str | None, options: Mapping[str, Any],
-    sampling_of: Callable[[Mapping[str, Any]], Sampling], record: Callable[[Usage], None],
-    reasoning: Reasoning | None = None, dictionaries: DictionaryShape = "words",
+    output_type: Any, prompt: str | None, sampling_of: Callable[[SamplingOptions], Sampling],
+    record: Callable[[Usage], None], reasoning: Reasoning | None = None, dictionaries: DictionaryShape = "words",
+    *, on_refusal: OnRefusal = "raise", system: str | None = None,
+    messages: Sequence[Mapping[str, str] | Message] | None = None, **sampling_options: Unpack[SamplingOptions],
 ) -> Steps[TextDelta | ReasoningDelta | None, Result[Any]]:
     """One generation with its retries: yields text and reasoning deltas (None when a retry
-    starts) and the backend requests (see ``_steps``); returns the Result. ``options`` are the
-    keywords of :class:`PromptOptions` and ``on_refusal``; ``sampling_of`` builds the sampling
-    from them with the caller's defaults; ``record`` hears the usage so far after each attempt;
-    ``reasoning`` is the section each attempt writes before its answer; ``dictionaries`` how the
-    prompt shows a dictionary to this model."""
-    options = dict(options)
-    on_refusal = options.pop("on_refusal", "raise")
-    system, messages = options.pop("system", None), options.pop("messages", None)
+    starts) and the backend requests (see ``_steps``); returns the Result. The keywords are
+    ``on_refusal`` and :class:`PromptOptions`; ``sampling_of`` builds the sampling from its
+    sampling keywords with the caller's defaults; ``record`` hears the usage so far after each
+    attempt; ``reasoning`` is the section each attempt writes before its answer;
+    ``dictionaries`` how the prompt shows a dictionary to this model."""
     if on_refusal not in ("raise", "return"):
         raise ValueError("on_refusal must be 'raise' or 'return'")
-    sampling = sampling_of(options)
+    sampling = sampling_of(sampling_options)
     spec: OutputSpec[Any] = spec_for(output_type)
     attempts = Attempts(spec.conversation(prompt, system=system, messages=messages, dictionaries=dictionaries), sampling.max_retries, "answer")
     for attempt in attempts:

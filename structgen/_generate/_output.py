@@ -8,23 +8,16 @@ beside the grammar it holds, under the converter's byte budget.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Generic, Literal, TypeVar, overload
 
 from pydantic import TypeAdapter, ValidationError
+from typing_extensions import Unpack
 
 from .._backends._seam import ChoiceTable, MemberRules, Message
 from .._grammar import SchemaConverter
-from .._schema.options import (
-    OPTION_NAMES,
-    PRESETS,
-    SEPARATORS,
-    Escapes,
-    GrammarOptions,
-    KeyOrder,
-    Whitespace,
-)
+from .._schema.options import OPTION_NAMES, PRESETS, SEPARATORS, GrammarChanges, GrammarOptions
 from ._choice_table import choice_table, member_rules
 from ._describe import STYLES, DescribeStyle, DictionaryShape, describe_schema, example_answer
 from ._messages import as_messages
@@ -202,60 +195,49 @@ def spec_for(output_type: Any, options: OutputOptions | None = None) -> OutputSp
     )
 
 
+def options_from(settings: Mapping[str, Any]) -> OutputOptions:
+    """The OutputOptions of ``@structured(**settings)``, for a caller that holds them in a
+    mapping (bench/suites/quality.py's variants); structgen itself passes them by name."""
+    prompting = {k: v for k, v in settings.items() if k in PROMPT_OPTION_NAMES}
+    grammar = GrammarOptions.preset("generation").with_changes(
+        **{k: v for k, v in settings.items() if k not in PROMPT_OPTION_NAMES})
+    return OutputOptions(grammar, **prompting)
+
+
 #: The prompting options of ``structured()`` (beside the grammar options).
 PROMPT_OPTION_NAMES = frozenset(f.name for f in fields(OutputOptions)) - {"grammar"}
-
-
-def options_from(settings: Mapping[str, Any]) -> OutputOptions:
-    """OutputOptions from keyword settings; unknown names and bad values raise here."""
-    grammar_settings = {k: v for k, v in settings.items() if k in OPTION_NAMES}
-    own = {k: v for k, v in settings.items() if k not in OPTION_NAMES}
-    unknown = set(own) - PROMPT_OPTION_NAMES
-    if unknown:
-        raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
-    return OutputOptions(grammar=GrammarOptions.preset("generation", **grammar_settings), **own)
 
 
 @overload
 def structured(cls: type[C], /) -> type[C]: ...
 @overload
 def structured(
-    cls: None = None,
-    /,
-    *,
-    # the fields of GrammarOptions (a test keeps this list equal to them)
-    prop_order: Sequence[str] = ...,
-    key_order: KeyOrder = ...,
-    whitespace: Whitespace = ...,
-    escapes: Escapes = ...,
-    strict: bool = ...,
-    dotall: bool = ...,
-    raw_pattern: bool = ...,
-    refs: Mapping[str, Any] = ...,
-    allow_fetch: bool = ...,
-    refusal: bool = ...,
-    additional_properties: bool | None = ...,
-    max_string_length: int | None = ...,
-    integer_zero_fraction: bool = ...,
-    max_grammar_bytes: int | None = ...,
-    # the prompting fields of OutputOptions
-    describe: bool | DescribeStyle = ...,
-    instructions: str | None = ...,
-    choose_by_likelihood: bool = ...,
-    examples: bool = ...,
-    hint_placement: HintPlacement = ...,
+    cls: None = None, /, *, describe: bool | DescribeStyle = ..., instructions: str | None = ...,
+    choose_by_likelihood: bool = ..., examples: bool = ..., hint_placement: HintPlacement = ...,
+    **grammar: Unpack[GrammarChanges],
 ) -> Callable[[type[C]], type[C]]: ...
-def structured(cls: type[C] | None = None, /, **settings: Any) -> Any:
+def structured(
+    cls: type[C] | None = None, /, *, describe: bool | DescribeStyle = True, instructions: str | None = None,
+    choose_by_likelihood: bool = True, examples: bool = False, hint_placement: HintPlacement = "system",
+    **grammar: Unpack[GrammarChanges],
+) -> type[C] | Callable[[type[C]], type[C]]:
     """Class decorator: per-model generation options, grammar built now and cached on the class.
 
     ``@structured`` alone uses the defaults: the ``"generation"`` preset of
-    :class:`~structgen.GrammarOptions` and :class:`OutputOptions`' own. Any field of either can
-    be set by name (``@structured(whitespace="minified", describe=False)``); what each means is
-    in those classes. A wrong option or a type that cannot be converted raises at decoration time.
-    ``describe`` takes a bool or a style (``"full"``, ``"shape"``, ``"listing"``),
-    ``hint_placement`` one of ``"system"``, ``"before_prompt"``, ``"after_prompt"``.
+    :class:`~structgen.GrammarOptions` and :class:`OutputOptions`' own. The keywords are the
+    prompting fields of OutputOptions (``describe``: a bool or a style, ``"full"``,
+    ``"shape"``, ``"listing"``; ``hint_placement``: ``"system"``, ``"before_prompt"`` or
+    ``"after_prompt"``) and :class:`~structgen.GrammarChanges`, which change fields of the
+    preset (``@structured(whitespace="minified", describe=False)``); what each means is in
+    those classes. A wrong option or a type that cannot be converted raises at decoration time.
     """
-    options = options_from(settings)
+    unknown = sorted(set(grammar) - OPTION_NAMES)
+    if unknown:
+        raise TypeError(f"unknown option(s) of structured(): {', '.join(unknown)}")
+    options = OutputOptions(
+        grammar=GrammarOptions.preset("generation", **grammar), describe=describe, instructions=instructions,
+        choose_by_likelihood=choose_by_likelihood, examples=examples, hint_placement=hint_placement,
+    )
 
     def decorate(target: type[C]) -> type[C]:
         if not isinstance(target, type):

@@ -16,6 +16,8 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Literal
 
+from typing_extensions import TypedDict, Unpack
+
 Whitespace = Literal["compact", "minified", "flexible"]
 """Whitespace between JSON tokens: one space after separators, none, or a bounded run."""
 KeyOrder = Literal["declared", "required-first", "any"]
@@ -96,7 +98,7 @@ class GrammarOptions:
         "per-request copying grow with its size; None: no limit")
 
     @classmethod
-    def preset(cls, name: PresetName, **changes: Any) -> GrammarOptions:
+    def preset(cls, name: PresetName, **changes: Unpack[GrammarChanges]) -> GrammarOptions:
         """The options of the named preset (see :data:`PRESETS`), with ``changes`` applied."""
         try:
             base = PRESETS[name]
@@ -104,12 +106,12 @@ class GrammarOptions:
             raise ValueError(f"unknown preset {name!r}: one of {', '.join(PRESETS)}") from None
         return base.with_changes(**changes)
 
-    def with_changes(self, **changes: Any) -> GrammarOptions:
+    def with_changes(self, **changes: Unpack[GrammarChanges]) -> GrammarOptions:
         """A copy with ``changes`` applied (an unknown name is a TypeError)."""
         unknown = sorted(set(changes) - OPTION_NAMES)
         if unknown:
             raise TypeError(f"unknown grammar option(s): {', '.join(unknown)}")
-        return replace(self, **changes) if changes else self
+        return replace(self, **changes) if changes else self  # type: ignore[arg-type]  # prop_order: any sequence
 
     @cached_property
     def cache_key(self) -> str:
@@ -160,6 +162,29 @@ class GrammarOptions:
             object.__setattr__(self, "refs", {})
         if not isinstance(self.refs, Mapping):
             raise TypeError("refs must be a mapping of URI to schema")
+
+
+class GrammarChanges(TypedDict, total=False):
+    """The fields of :class:`GrammarOptions` as keywords, each one changing that field of the
+    options a call starts from (its preset): ``Grammar.from_type(Model, whitespace="minified")``,
+    ``@structured(refusal=True)``, ``GrammarOptions.preset("generation", escapes="any")``.
+    What each field means is said in GrammarOptions; a function of yours passing them on
+    annotates them ``**changes: Unpack[GrammarChanges]``."""
+
+    prop_order: Sequence[str]
+    key_order: KeyOrder
+    whitespace: Whitespace
+    escapes: Escapes
+    strict: bool
+    dotall: bool
+    raw_pattern: bool
+    refs: Mapping[str, Any]
+    allow_fetch: bool
+    refusal: bool
+    additional_properties: bool | None
+    max_string_length: int | None
+    integer_zero_fraction: bool
+    max_grammar_bytes: int | None
 
 
 OPTION_NAMES = frozenset(f.name for f in fields(GrammarOptions))

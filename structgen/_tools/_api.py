@@ -5,8 +5,10 @@ and its streaming and async twins drive) and the agent loop (``LLM.run_tools``, 
 concurrently), feed the results back as tool messages (a tool's error too, unless
 ``tool_errors="raise"``), repeat until the model answers. With an ``output_type`` the answer is
 typed: a ``final_result`` tool whose arguments are the output type joins the tools and the
-model must call a tool every round, so the run ends when it calls ``final_result`` (calls made
-beside it in that turn are not run). A step whose every call asks again for a result the model
+model must call a tool every round, any of them (the policy's decision is not asked which: it
+would rank ``final_result`` against the request and could leave it out; its other rules apply
+as set), so the run ends when it calls ``final_result`` (calls made beside it in that turn are
+not run). A step whose every call asks again for a result the model
 already has (the step before's, an error only once it came twice; a typed run's, any step's) is
 not run: the model is asked for its answer instead, and the run says it ended so
 (``ToolRun.ended == "repeated"``).
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, create_model
 from typing_extensions import Unpack
@@ -30,7 +32,7 @@ from .._generate._steps import Raised, Run, Steps
 from ._turn import ToolChoice, TurnEvent, TurnSettings, run_turn
 from ._formats import ToolFormat, format_for
 from .policy._meanings import Meanings, MeaningsLoader
-from .policy._policies import ArgumentsName, DecisionName, Policy, PolicyName, policy_rules
+from .policy._policies import Policy, PolicyName, ResolvedPolicy, policy_rules
 from .._generate._messages import as_messages
 from .._generate._reasoning import ReasoningOption
 
@@ -62,12 +64,11 @@ class ToolOptions(SamplingOptions, total=False):
     - ``system=None``: a system message.
     - ``tool_format="auto"``: how calls are written: the model's own template family, or one
       named: ``"json"``, ``"hermes"``, ``"llama3"``, ``"mistral"``.
-    - ``policy="auto"``: ``"model"``, ``"tool-trained"``, ``"small-model"`` or a :class:`Policy`
-      of your own; ``"auto"`` picks by what the model is (:attr:`LLM.tool_policy`).
-    - ``decision=None``: ``"action"``, ``"meaning"``, ``"words"`` or ``"model"``, in place of
-      the policy's.
-    - ``arguments=None``: ``"auto"``, ``"free"``, ``"copied"`` or ``"free_then_copied"``, in
-      place of the policy's.
+    - ``policy="auto"``: the rules a turn decides by: ``"model"``, ``"tool-trained"``,
+      ``"small-model"`` or a :class:`Policy` of your own; ``"auto"`` picks by what the model is
+      (:attr:`LLM.tool_policy`). A rule is set in a Policy, the others being a named
+      policy's: ``dataclasses.replace(structgen.policy("small-model"), decision="words")``
+      (:func:`policy`).
     - ``reasoning=None``: a reasoning section before the turn, as for :meth:`LLM.generate`.
 
     The sampling keywords are :class:`SamplingOptions`'. :meth:`LLM.call_tools` says what each
@@ -80,9 +81,29 @@ class ToolOptions(SamplingOptions, total=False):
     system: str | None
     tool_format: ToolFormatName
     policy: PolicyName | Policy
-    decision: DecisionName | None
-    arguments: ArgumentsName | None
     reasoning: ReasoningOption
+
+
+NAMED_POLICIES: tuple[ResolvedPolicy, ...] = get_args(ResolvedPolicy)
+
+
+def policy(name: ResolvedPolicy) -> Policy:
+    """The rules of a named tool policy, ``"model"``, ``"tool-trained"`` or ``"small-model"``
+    (docs/tools.md, "Calling or answering"), as the :class:`Policy` to pass as ``policy=`` with
+    a rule of yours set::
+
+        from dataclasses import replace
+
+        words = replace(structgen.policy("small-model"), decision="words")
+        turn = llm.call_tools("Weather in Oslo?", [get_forecast], policy=words)
+
+    ``structgen.policy(llm.tool_policy)`` is what ``policy="auto"`` means for that model."""
+    if name not in NAMED_POLICIES:
+        raise ValueError(
+            f"a named policy is one of {', '.join(map(repr, NAMED_POLICIES))}, not {name!r} (what "
+            "'auto' means depends on the model: structgen.policy(llm.tool_policy))"
+        )
+    return policy_rules(name, False)
 
 
 @dataclass(frozen=True)
@@ -93,7 +114,7 @@ class Caller:
     sentence encoder of its turns (None without the extra), which the policy layer loads on
     first use (:class:`MeaningsLoader`)."""
 
-    sampling: Callable[[Mapping[str, Any]], Sampling]
+    sampling: Callable[[SamplingOptions], Sampling]
     tool_format: Callable[[ToolFormatName], ToolFormat]
     record: Callable[[Usage], None]
     reasoning: Callable[[ReasoningOption], Reasoning | None]
@@ -101,35 +122,46 @@ class Caller:
 
 
 def turn_steps(
+    caller: Caller, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Unpack[ToolOptions],
+) -> Steps[TurnEvent, ToolTurn]:
+    """One turn as an operation (see ``_generate._steps``): its events and requests; returns it."""
+    conversation, settings = prepare_turn(caller, prompt_or_messages, tools, **options)
+    return (yield from decided_turn(caller, conversation, settings))
+
+
+def prepare_turn(
     caller: Caller, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
     tool_choice: ToolChoice = "auto", parallel: bool = True, max_calls: int | None = None,
     system: str | None = None, tool_format: ToolFormatName = "auto", policy: PolicyName | Policy = "auto",
-    decision: DecisionName | None = None, arguments: ArgumentsName | None = None,
     reasoning: ReasoningOption = None, **sampling: Unpack[SamplingOptions],
-) -> Steps[TurnEvent, ToolTurn]:
-    """One turn as an operation (see ``_generate._steps``): its events and requests; returns
-    it. Its keywords are :class:`ToolOptions`, and their defaults are stated here only;
-    ``decision`` and ``arguments``, where given, replace the policy's own."""
+) -> tuple[list[Message], TurnSettings]:
+    """The conversation and the settings of a turn, from the keywords of :class:`ToolOptions`,
+    whose defaults are stated here only (a foreign keyword is a TypeError, from ``Sampling.of``)."""
     fmt = caller.tool_format(tool_format)
-    rules = policy_rules(policy, fmt.native, decision=decision, arguments=arguments)
     settings = TurnSettings(
         tools=as_tools(tools), tool_choice=tool_choice, parallel=parallel,
         max_calls=DEFAULT_MAX_CALLS if max_calls is None else max_calls,
-        sampling=caller.sampling(sampling), format=fmt, policy=rules, reasoning=caller.reasoning(reasoning),
+        sampling=caller.sampling(sampling), format=fmt, policy=policy_rules(policy, fmt.native),
+        reasoning=caller.reasoning(reasoning),
     )
-    conversation = _conversation(prompt_or_messages, system)
-    by_meaning = settings.tool_choice in ("auto", "required") and rules.decision in ("meaning", "action")
+    return _conversation(prompt_or_messages, system), settings
+
+
+def decided_turn(caller: Caller, conversation: Sequence[Message], settings: TurnSettings) -> Steps[TurnEvent, ToolTurn]:
+    """One turn of ``conversation`` as ``settings`` say (the sentence encoder loaded where the
+    policy's decision compares meanings); its usage is recorded."""
+    by_meaning = settings.asks_decision and settings.policy.decision in ("meaning", "action")
     turn = yield from run_turn(conversation, settings, caller.meanings() if by_meaning else None)
     caller.record(turn.usage)
     return turn
 
 
 def run_steps(
-    caller: Caller, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource],
-    output_type: Any, max_rounds: int, options: Mapping[str, Any], tool_errors: ToolErrors = "feed_back",
+    caller: Caller, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], output_type: Any,
+    max_rounds: int, tool_errors: ToolErrors, options: ToolOptions,
 ) -> Steps[TurnEvent, ToolRun[Any]]:
     """``run_tools`` as an operation: turns, and each turn's calls run (a ``Run`` command)."""
-    run = _Loop(caller, prompt_or_messages, tools, output_type, max_rounds, options, tool_errors)
+    run = _Loop(caller, prompt_or_messages, tools, output_type, max_rounds, tool_errors, options)
     while True:
         turn = yield from run.next_turn()
         if run.done(turn):
@@ -147,7 +179,7 @@ def tool_format_for(backend: Backend, name: ToolFormatName) -> ToolFormat:
     return format_for(None, name)
 
 
-def one_call(options: Mapping[str, Any]) -> dict[str, Any]:
+def one_call(options: ToolOptions) -> ToolOptions:
     """``call_tool``'s options for ``call_tools``: one call, to any tool or the one named."""
     tool_choice = options.get("tool_choice", "required")
     if tool_choice in ("auto", "none"):
@@ -160,9 +192,8 @@ class _Loop:
 
     def __init__(
         self, caller: Caller, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource],
-        output_type: Any, max_rounds: int, options: Mapping[str, Any], tool_errors: ToolErrors,
+        output_type: Any, max_rounds: int, tool_errors: ToolErrors, options: ToolOptions,
     ) -> None:
-        options = dict(options)
         if isinstance(max_rounds, bool) or not isinstance(max_rounds, int):
             raise TypeError(f"max_rounds must be an int, not {type(max_rounds).__name__}")
         if max_rounds < 1:
@@ -172,15 +203,16 @@ class _Loop:
         if tool_errors not in TOOL_ERRORS:
             raise ValueError(f"tool_errors must be one of {', '.join(map(repr, TOOL_ERRORS))}, not {tool_errors!r}")
         self.caller = caller
-        self.tools = as_tools(tools)
+        self.messages, settings = prepare_turn(caller, prompt_or_messages, tools, **options)
         self.final: Tool | None = None
         self.wrapped = False
-        if output_type is not None:
+        if output_type is None:  # a step calls or answers; the answer is a reply in words
+            self.step, self.closing = settings, replace(settings, tool_choice="none")
+        else:  # a step calls, any tool: final_result must stay callable; the answer is its call
             self.final, self.wrapped = _final_tool(output_type)
-            self.tools.append(self.final)
-        self.system = options.pop("system", None)
-        self.messages = _conversation(prompt_or_messages, self.system)
-        self.options = options
+            settings = replace(settings, tools=[*settings.tools, self.final])
+            self.step = replace(settings, tool_choice="required", every_tool_callable=True)
+            self.closing = replace(settings, tool_choice=FINAL_TOOL)
         self.max_rounds = max_rounds
         self.tool_errors = tool_errors
         self.rounds = 0
@@ -201,18 +233,14 @@ class _Loop:
                 f"max_rounds={self.max_rounds} rounds of calls ended without a final answer",
                 messages=self.messages, usage=self.usage,
             )
-        choice = "required" if self.final is not None else "auto"
-        options = self.options
-        if self.final is not None:  # every round offers every tool: final_result must stay callable
-            options = {**options, "decision": "words"}
-        return (yield from self._turn(choice, options))
+        return (yield from self._turn(self.step))
 
     def closing_turn(self) -> Steps[TurnEvent, ToolTurn]:
         """The answer, asked for without tools: the typed one, or a reply in words."""
-        return (yield from self._turn("none" if self.final is None else FINAL_TOOL, self.options))
+        return (yield from self._turn(self.closing))
 
-    def _turn(self, choice: ToolChoice, options: Mapping[str, Any]) -> Steps[TurnEvent, ToolTurn]:
-        turn = yield from turn_steps(self.caller, self.messages, self.tools, tool_choice=choice, **options)
+    def _turn(self, settings: TurnSettings) -> Steps[TurnEvent, ToolTurn]:
+        turn = yield from decided_turn(self.caller, list(self.messages), settings)
         self.usage = self.usage + turn.usage
         self.turns.append(turn)
         if turn.reasoning:
@@ -281,7 +309,7 @@ def _conversation(prompt_or_messages: PromptOrMessages, system: str | None) -> l
 
 
 __all__ = [
-    "DEFAULT_MAX_CALLS", "FINAL_TOOL", "TOOL_ERRORS", "Caller", "ToolErrors", "ToolFormatName", "ToolOptions",
-    "PromptOrMessages", "ToolStreamEvent",
-    "one_call", "run_steps", "tool_format_for", "turn_steps",
+    "DEFAULT_MAX_CALLS", "FINAL_TOOL", "NAMED_POLICIES", "TOOL_ERRORS", "Caller", "ToolErrors", "ToolFormatName",
+    "ToolOptions", "PromptOrMessages", "ToolStreamEvent",
+    "decided_turn", "one_call", "policy", "prepare_turn", "run_steps", "tool_format_for", "turn_steps",
 ]

@@ -30,7 +30,7 @@ from .._backends._seam import Message
 from .._errors import GrammarError
 from .._gbnf import parse_gbnf
 from .._gbnf._analysis import references_by_rule
-from .._grammar import Grammar
+from .._grammar import Grammar, SchemaConverter
 from .._schema.options import FLEXIBLE_WHITESPACE_LIMIT, SEPARATORS
 from ._call_schema import TOOL_GRAMMAR_OPTIONS, call_schema
 from ._tool import Tool
@@ -111,7 +111,7 @@ class ToolFormat:
         # its whitespace is let through (bounded), and the name is left to the grammar alone.
         options = replace(TOOL_GRAMMAR_OPTIONS, whitespace="flexible") if lazy else TOOL_GRAMMAR_OPTIONS
         choices = None if lazy else choice_table(one, separators=SEPARATORS["compact"], refusal=False) or None
-        call_rules = _renamed_root(Grammar.from_json_schema(one, options=options).gbnf, "tool-call")
+        call_rules = _renamed_root(SchemaConverter.shared().convert_schema(one, options=options).gbnf, "tool-call")
         wrapped = [f"{_literal(b)} tool-call {_literal(a)}".strip() for b, a in self.wrappers[: None if lazy else 1]]
         item = wrapped[0] if len(wrapped) == 1 else "( " + " | ".join(wrapped) + " )"
         between = _literal(self.between)

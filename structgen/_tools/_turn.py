@@ -63,6 +63,9 @@ class TurnSettings:
     format: ToolFormat = JSON_FORMAT
     policy: Policy = POLICY_RULES["small-model"]
     reasoning: Reasoning | None = None
+    #: Under ``tool_choice="required"``: every tool stays callable, the policy's decision not
+    #: asked which (a typed run's steps, whose ``final_result`` tool must stay callable).
+    every_tool_callable: bool = False
 
     def __post_init__(self) -> None:
         names = {t.name for t in self.tools}
@@ -72,6 +75,14 @@ class TurnSettings:
             )
         if self.max_calls < 1:
             raise ValueError("max_calls must be >= 1")
+        if self.every_tool_callable and self.tool_choice != "required":
+            raise ValueError("every_tool_callable is a rule of tool_choice='required'")
+
+    @property
+    def asks_decision(self) -> bool:
+        """Whether the policy's decision settles the turn: whether to call and which tools
+        (under "auto"), or which tools a required call may use."""
+        return self.tool_choice == "auto" or (self.tool_choice == "required" and not self.every_tool_callable)
 
     @property
     def callable_tools(self) -> list[Tool]:
@@ -96,7 +107,7 @@ def run_turn(
     most = settings.max_calls if settings.parallel else 1
     turn = TurnContext(conversation, settings.tools, settings.tool_choice, most, settings.policy, meanings,
                        Plan(settings.callable_tools, said_values="none"))
-    if settings.tool_choice in ("auto", "required"):
+    if settings.asks_decision:
         turn = replace(turn, plan=(yield from rules.decide(turn)))
     listed = rules.listing(turn)
     if turn.plan.tools:

@@ -151,13 +151,13 @@ class LlamaCppBackend:
         *,
         n_ctx: int = 4096,
         n_threads: int | None = None,
+        n_threads_batch: int | None = None,
         n_batch: int = 512,
         seed: int = 0,
         lookahead: int | None = None,
         prompt_cache_bytes: int | None = None,
         sequences: int | None = None,
         grammar_step_seconds: float | None = None,
-        **llama_options: Any,
     ) -> LlamaCppBackend:
         """Load a GGUF file (the default model when None) into a new ``llama_cpp.Llama``.
 
@@ -166,16 +166,15 @@ class LlamaCppBackend:
         (:func:`~._threads.chosen_threads`). A given ``n_threads`` applies to batches too
         unless ``n_threads_batch`` says otherwise. llama.cpp's threads spin at every barrier,
         so on a machine busy with other work, fewer threads are faster (see docs/benchmarks.md,
-        "Generation speed").
+        "Generation speed"). llama.cpp's other settings (GPU layers, memory mapping, ...) are the
+        ``llama_cpp.Llama``'s own: build one and wrap it, ``LlamaCppBackend(llama)``.
         """
         path = default_model_path() if model_path is None else check_model_file(model_path)
         _checked_lookahead(lookahead)  # before the slow load, not after
         _checked_cache_bytes(prompt_cache_bytes)
         _checked_sequences(sequences)
         _checked_step_seconds(grammar_step_seconds)
-        threads = chosen_threads(n_threads, llama_options.get("n_threads_batch"))
-        llama_options.setdefault("n_threads_batch", threads.batch)
-        n_threads = threads.token
+        threads = chosen_threads(n_threads, n_threads_batch)
         silence_llama_logs()
         import llama_cpp
 
@@ -183,11 +182,11 @@ class LlamaCppBackend:
             llama = llama_cpp.Llama(
                 str(path),
                 n_ctx=n_ctx,
-                n_threads=n_threads,
+                n_threads=threads.token,
+                n_threads_batch=threads.batch,
                 n_batch=n_batch,
                 seed=seed,
                 verbose=False,
-                **llama_options,
             )
         except Exception as e:
             raise BackendError(f"llama.cpp could not load {path}: {e}") from e

@@ -5,7 +5,7 @@ and value, and which named policy uses which; docs/benchmarks.md has the numbers
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from functools import cache
 from typing import Literal, get_args, get_type_hints
 
@@ -88,22 +88,9 @@ def resolve_policy(policy: PolicyName, native: bool) -> ResolvedPolicy:
     return policy
 
 
-def policy_rules(
-    policy: PolicyName | Policy, native: bool, *, decision: DecisionName | None = None,
-    arguments: ArgumentsName | None = None,
-) -> Policy:
-    """The rules a turn follows: ``policy`` itself, or those of the policy it names; where
-    given, ``decision`` (with the rules of the named policy that decides so: "model" or the
-    scored gate) and then ``arguments`` replace its own."""
-    if isinstance(policy, Policy):
-        rules = policy
-    else:
-        rules = POLICY_RULES[resolve_policy(policy, native)]
-    if decision is not None:
-        rules = replace(POLICY_RULES["model" if decision == "model" else "small-model"], decision=decision)
-    if arguments is not None:
-        rules = replace(rules, arguments=arguments)
-    return rules
+def policy_rules(policy: PolicyName | Policy, native: bool) -> Policy:
+    """The rules a turn follows: ``policy`` itself, or those of the policy it names."""
+    return policy if isinstance(policy, Policy) else POLICY_RULES[resolve_policy(policy, native)]
 
 
 __all__ = [
