@@ -37,7 +37,7 @@ from ._tools._api import (
 from ._tools._calls import ToolCall, ToolRun, ToolTurn
 from ._tools._tool import ToolSource
 from ._tools._turn import TurnEvent
-from ._tools.policy._policies import resolve_policy
+from ._tools.policy._policies import Policy, PolicyName, resolve_policy
 
 T = TypeVar("T")
 
@@ -322,66 +322,43 @@ class LLM:
         return f"LLM(backend={self.backend!r}, tool_policy={self.tool_policy!r})"
 
     def call_tools(
-        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Unpack[ToolOptions]
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
+        policy: PolicyName | Policy = "auto", **options: Unpack[ToolOptions],
     ) -> ToolTurn:
         """One turn: the calls the model makes with ``tools``, or its text reply. The keywords
         are :class:`~structgen.ToolOptions`, which lists their defaults.
 
         ``tool_choice``: "auto" (calling or answering, as ``policy`` decides), "required"
         (at least one call), "none" (a text answer) or a tool's name (a call to that tool).
-        ``policy``: "auto" (the default: :attr:`tool_policy`, chosen by what the model is), "model"
-        (the model writes freely and a call starts where it opens one, in any form its family
-        writes: nothing it writes is overruled), "tool-trained" (the scored gate with free
-        arguments, an offered call of any tool and every fitting tool callable: measured on
-        tool-trained models) or "small-model" (its ``decision`` "action" with ``arguments``
-        "auto": the rules fitted on models too small to judge), or a :class:`~structgen.Policy`
-        of your own, one value per rule: to set one rule, change it in a named policy's,
-        ``policy=dataclasses.replace(structgen.policy("small-model"), decision="words")``
-        (:func:`~structgen.policy`); see docs/tools.md, "Calling or answering".
-        The policy's ``decision`` rule (under "auto"): "action" — tools scored against the
-        request by meaning, the model's judgement, shared words and whether the request asks for
-        an action at all; none fits: an answer in words — "meaning" (the same without the last
-        signal), "words" (the word-overlap rules alone) or "model" (the model's own choice,
-        never overruled); see docs/tools.md, "Calling or answering".
-        Its ``arguments`` rule: "auto" ("free_then_copied" where the decision weighed the
-        action signal and found the request asks for an action, "free" elsewhere), "free" (the
-        model writes every value), "copied" (a free string — no ``enum``, ``const``,
-        ``pattern`` or ``format`` — may only be a run of the words of the latest user message
-        and the tool results after it) or "free_then_copied" (a call refused because none of
-        its values was said is written again as under "copied").
-        Under the "small-model" policy (its ``listed_values`` rule), a listed value the latest
-        user message names (one of an ``enum``'s, said as whole words) is the only one the call
-        may carry there (docs/tools.md, "Listed values the request names").
-        With ``parallel`` the model decides how many calls to make, at most ``max_calls``;
-        under ``tool_choice="auto"`` it is offered a second call, kept as the policy's
-        ``offered_call`` rule says: "same-tool" (another call of a tool it called, with
-        something new the user said), "new-word" (a call of any tool that adds a word the
-        user said no earlier call chose) or "new-word-or-tool" (that, or a grounded call of a
-        tool the request names); docs/tools.md, "How a turn is decided".
-        A call whose arguments fail a validator is retried with the errors fed back, up to
-        ``max_retries`` times, then ``OutputValidationError`` holds every attempt. The
-        sampling keywords (``temperature``, ``max_tokens``, ...) and ``reasoning`` are
-        :meth:`generate`'s; the reasoning comes before the turn's calls or reply
-        (``ToolTurn.reasoning``), after the policy's decision.
+        ``policy``: "auto" (the default: :attr:`tool_policy`, chosen by what the model is),
+        "model", "tool-trained", "small-model", or a :class:`~structgen.Policy` of your own;
+        docs/policy.md describes every rule. With ``parallel`` the model decides how many calls
+        to make, at most ``max_calls``. A call whose arguments fail a validator is retried with
+        the errors fed back, up to ``max_retries`` times, then ``OutputValidationError`` holds
+        every attempt. The sampling keywords (``temperature``, ``max_tokens``, ...) and
+        ``reasoning`` are :meth:`generate`'s; the reasoning comes before the turn's calls or
+        reply (``ToolTurn.reasoning``), after the policy's decision.
         """
-        steps = turn_steps(self._caller, prompt_or_messages, tools, **options)
+        steps = turn_steps(self._caller, prompt_or_messages, tools, policy, **options)
         return finish(run_blocking(steps, self.backend))
 
     def call_tool(
-        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Unpack[ToolOptions]
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
+        policy: PolicyName | Policy = "auto", **options: Unpack[ToolOptions],
     ) -> ToolCall:
         """Exactly one call (to any of ``tools``, or to the one named by ``tool_choice``)."""
-        turn = self.call_tools(prompt_or_messages, tools, **one_call(options))
+        turn = self.call_tools(prompt_or_messages, tools, policy=policy, **one_call(options))
         return turn.calls[0]
 
     def stream_tools(
-        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Unpack[ToolOptions]
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
+        policy: PolicyName | Policy = "auto", **options: Unpack[ToolOptions],
     ) -> Iterator[ToolStreamEvent]:
         """:meth:`call_tools`, streamed: text deltas of a reply, :class:`ArgumentsDelta` pieces of
         the call being written, each :class:`ToolCall` once its JSON is complete and validated,
         and finally the :class:`ToolTurn`. ``None`` is never yielded; a retry starts the calls
         over (calls yielded before it are superseded by the final turn's)."""
-        events = run_blocking(turn_steps(self._caller, prompt_or_messages, tools, **options), self.backend)
+        events = run_blocking(turn_steps(self._caller, prompt_or_messages, tools, policy, **options), self.backend)
         try:
             while True:
                 try:
@@ -395,26 +372,29 @@ class LLM:
             events.close()
 
     async def acall_tools(
-        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Unpack[ToolOptions]
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
+        policy: PolicyName | Policy = "auto", **options: Unpack[ToolOptions],
     ) -> ToolTurn:
         """:meth:`call_tools` without blocking the event loop: natively on a backend with
         ``acomplete``, else the model runs in a worker thread."""
-        turn: ToolTurn = await self._finish_async(turn_steps(self._caller, prompt_or_messages, tools, **options))
+        turn: ToolTurn = await self._finish_async(turn_steps(self._caller, prompt_or_messages, tools, policy, **options))
         self._record(turn.usage)
         return turn
 
     async def acall_tool(
-        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Unpack[ToolOptions]
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
+        policy: PolicyName | Policy = "auto", **options: Unpack[ToolOptions],
     ) -> ToolCall:
         """:meth:`call_tool` without blocking the event loop."""
-        turn = await self.acall_tools(prompt_or_messages, tools, **one_call(options))
+        turn = await self.acall_tools(prompt_or_messages, tools, policy=policy, **one_call(options))
         return turn.calls[0]
 
     async def astream_tools(
-        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Unpack[ToolOptions]
+        self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
+        policy: PolicyName | Policy = "auto", **options: Unpack[ToolOptions],
     ) -> AsyncIterator[ToolStreamEvent]:
         """:meth:`stream_tools` for ``async for``."""
-        steps = turn_steps(self._caller, prompt_or_messages, tools, **options)
+        steps = turn_steps(self._caller, prompt_or_messages, tools, policy, **options)
         async with aclosing(run_async(steps, self.backend)) as items:
             async for item in items:
                 if isinstance(item, Done):
@@ -428,18 +408,18 @@ class LLM:
     def run_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
         output_type: None = None, max_rounds: int = ..., tool_errors: ToolErrors = ...,
-        **options: Unpack[ToolOptions],
+        policy: PolicyName | Policy = ..., **options: Unpack[ToolOptions],
     ) -> ToolRun[str]: ...
     @overload
     def run_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
         output_type: TypeForm[T], max_rounds: int = ..., tool_errors: ToolErrors = ...,
-        **options: Unpack[ToolOptions],
+        policy: PolicyName | Policy = ..., **options: Unpack[ToolOptions],
     ) -> ToolRun[T]: ...
     def run_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
         output_type: Any = None, max_rounds: int = 8, tool_errors: ToolErrors = "feed_back",
-        **options: Unpack[ToolOptions],
+        policy: PolicyName | Policy = "auto", **options: Unpack[ToolOptions],
     ) -> ToolRun[Any]:
         """Call tools and run them until the model answers; the answer is typed with
         ``output_type``. A turn's calls run concurrently and their results go back to the
@@ -456,29 +436,29 @@ class LLM:
         the policy's decision not asked which (it would rank ``final_result`` against the
         request and could leave it out); the policy's other rules apply as set. The keywords
         are :class:`~structgen.ToolOptions` but ``tool_choice``."""
-        steps = run_steps(self._caller, prompt_or_messages, tools, output_type, max_rounds, tool_errors, options)
+        steps = run_steps(self._caller, prompt_or_messages, tools, output_type, max_rounds, tool_errors, policy, options)
         return finish(run_blocking(steps, self.backend))
 
     @overload
     async def arun_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
         output_type: None = None, max_rounds: int = ..., tool_errors: ToolErrors = ...,
-        **options: Unpack[ToolOptions],
+        policy: PolicyName | Policy = ..., **options: Unpack[ToolOptions],
     ) -> ToolRun[str]: ...
     @overload
     async def arun_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
         output_type: TypeForm[T], max_rounds: int = ..., tool_errors: ToolErrors = ...,
-        **options: Unpack[ToolOptions],
+        policy: PolicyName | Policy = ..., **options: Unpack[ToolOptions],
     ) -> ToolRun[T]: ...
     async def arun_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
         output_type: Any = None, max_rounds: int = 8, tool_errors: ToolErrors = "feed_back",
-        **options: Unpack[ToolOptions],
+        policy: PolicyName | Policy = "auto", **options: Unpack[ToolOptions],
     ) -> ToolRun[Any]:
         """:meth:`run_tools` on the event loop: tools (async ones awaited) run here; the model
         runs here too on a backend with ``acomplete``, else in a worker thread."""
-        steps = run_steps(self._caller, prompt_or_messages, tools, output_type, max_rounds, tool_errors, options)
+        steps = run_steps(self._caller, prompt_or_messages, tools, output_type, max_rounds, tool_errors, policy, options)
         run: ToolRun[Any] = await self._finish_async(steps)
         return run
 

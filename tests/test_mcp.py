@@ -77,7 +77,7 @@ def calls(name: str, **arguments: Any) -> str:
     return f"{one[:-1]}, {one[1:]}"
 
 
-WORDS: dict[str, Any] = {"decision": "words", "arguments": "free"}
+WORDS: dict[str, Any] = {"policy": sg.Policy(decision="words", arguments="free")}
 ASK = "Look up the order A-7731 and track the parcel ZX-1."
 #: The model's steps for ASK: the order, the parcel, then a call of nothing said (not kept:
 #: the model is asked for its reply instead), then the reply.

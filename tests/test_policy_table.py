@@ -122,8 +122,9 @@ def outcome(case: Case) -> tuple[Any, ...]:
     backend = Scoring(*case.script) if case.scoring else ScriptedBackend(*case.script, check_grammar=False)
     conversation = [Message("user", case.conversation)] if isinstance(case.conversation, str) else case.conversation
     settings = TurnSettings(TOOLS, "auto", True, 3, Sampling.of({}, seed=0, max_tokens=200, max_retries=0),
-                            case.format, Policy(**case.rules))  # type: ignore[arg-type]
-    turn = finish(run_blocking(run_turn(conversation, settings, Meanings(TopicEncoder())), backend))
+                            case.format)
+    policy = Policy(**case.rules)  # type: ignore[arg-type]
+    turn = finish(run_blocking(run_turn(conversation, settings, policy, Meanings(TopicEncoder())), backend))
     requests = [(tuple(t["function"]["name"] for t in r.tools), r.gbnf, r.choices is None) for r in backend.requests]
     return ([(c.name, c.text) for c in turn.calls], turn.text, requests, len(getattr(backend, "scored", ())))
 

@@ -139,9 +139,9 @@ def test_a_typed_run_calls_any_tool_every_step_and_keeps_the_policys_other_rules
     policy's decision is not asked which (a scored one, ranking ``final_result`` against the
     request, could leave it out), and the encoder it would need is not loaded; every other rule
     of the policy applies as set (here "tool-trained"'s names chosen by tokens, not scored)."""
-    import structgen._tools.policy._gate as gate
+    import structgen._tools.policy._meanings as meanings
 
-    monkeypatch.setattr(gate, "embedding_model_folder", lambda: None)  # loading it would warn
+    monkeypatch.setattr(meanings, "embedding_model_folder", lambda: None)  # loading it would warn
     final = '[{"name": "final_result", "arguments": {"city": "Oslo", "summary": "Oslo is nice"}}]'
     for policy, scored in (("small-model", True), ("tool-trained", False)):
         backend = ScriptedBackend(call("Oslo"), final)

@@ -59,8 +59,8 @@ def signals(model: str | None, per_category: int) -> list[Row]:
         tools = [structgen.Tool(**bfcl.bfcl_tool(f)["function"]) for f in case["function"]]
         conversation = as_messages(None, system=None, messages=case["question"][0])
         start = time.perf_counter()
-        turn = TurnContext(conversation, tools, "auto", 1, every, meanings, Plan(tools, said_values="none"))
-        evidence = finish(run_blocking(_table.decide(turn), backend)).ranking or ()
+        turn = TurnContext(conversation, tools, "auto", 1, meanings, Plan(tools, said_values="none"))
+        evidence = finish(run_blocking(_table.decide(turn, every), backend)).ranking or ()
         gold = sorted({name for call in case.get("ground_truth") or [] for name in call})
         if case["category"].endswith("irrelevance"):
             gold = []

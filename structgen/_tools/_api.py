@@ -64,15 +64,11 @@ class ToolOptions(SamplingOptions, total=False):
     - ``system=None``: a system message.
     - ``tool_format="auto"``: how calls are written: the model's own template family, or one
       named: ``"json"``, ``"hermes"``, ``"llama3"``, ``"mistral"``.
-    - ``policy="auto"``: the rules a turn decides by: ``"model"``, ``"tool-trained"``,
-      ``"small-model"`` or a :class:`Policy` of your own; ``"auto"`` picks by what the model is
-      (:attr:`LLM.tool_policy`). A rule is set in a Policy, the others being a named
-      policy's: ``dataclasses.replace(structgen.policy("small-model"), decision="words")``
-      (:func:`policy`).
     - ``reasoning=None``: a reasoning section before the turn, as for :meth:`LLM.generate`.
 
-    The sampling keywords are :class:`SamplingOptions`'. :meth:`LLM.call_tools` says what each
-    choice does.
+    The sampling keywords are :class:`SamplingOptions`'. Each tool method also takes
+    ``policy="auto"``, the rules a turn decides by (docs/policy.md). :meth:`LLM.call_tools` says
+    what each choice does.
     """
 
     tool_choice: ToolChoice
@@ -80,7 +76,6 @@ class ToolOptions(SamplingOptions, total=False):
     max_calls: int | None
     system: str | None
     tool_format: ToolFormatName
-    policy: PolicyName | Policy
     reasoning: ReasoningOption
 
 
@@ -122,18 +117,18 @@ class Caller:
 
 
 def turn_steps(
-    caller: Caller, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], **options: Unpack[ToolOptions],
+    caller: Caller, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource],
+    policy: PolicyName | Policy = "auto", **options: Unpack[ToolOptions],
 ) -> Steps[TurnEvent, ToolTurn]:
     """One turn as an operation (see ``_generate._steps``): its events and requests; returns it."""
     conversation, settings = prepare_turn(caller, prompt_or_messages, tools, **options)
-    return (yield from decided_turn(caller, conversation, settings))
+    return (yield from decided_turn(caller, conversation, settings, policy_rules(policy, settings.format.native)))
 
 
 def prepare_turn(
     caller: Caller, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,
     tool_choice: ToolChoice = "auto", parallel: bool = True, max_calls: int | None = None,
-    system: str | None = None, tool_format: ToolFormatName = "auto", policy: PolicyName | Policy = "auto",
-    reasoning: ReasoningOption = None, **sampling: Unpack[SamplingOptions],
+    system: str | None = None, tool_format: ToolFormatName = "auto", reasoning: ReasoningOption = None, **sampling: Unpack[SamplingOptions],
 ) -> tuple[list[Message], TurnSettings]:
     """The conversation and the settings of a turn, from the keywords of :class:`ToolOptions`,
     whose defaults are stated here only (a foreign keyword is a TypeError, from ``Sampling.of``)."""
@@ -141,27 +136,28 @@ def prepare_turn(
     settings = TurnSettings(
         tools=as_tools(tools), tool_choice=tool_choice, parallel=parallel,
         max_calls=DEFAULT_MAX_CALLS if max_calls is None else max_calls,
-        sampling=caller.sampling(sampling), format=fmt, policy=policy_rules(policy, fmt.native),
-        reasoning=caller.reasoning(reasoning),
+        sampling=caller.sampling(sampling), format=fmt, reasoning=caller.reasoning(reasoning),
     )
     return _conversation(prompt_or_messages, system), settings
 
 
-def decided_turn(caller: Caller, conversation: Sequence[Message], settings: TurnSettings) -> Steps[TurnEvent, ToolTurn]:
-    """One turn of ``conversation`` as ``settings`` say (the sentence encoder loaded where the
-    policy's decision compares meanings); its usage is recorded."""
-    by_meaning = settings.asks_decision and settings.policy.decision in ("meaning", "action")
-    turn = yield from run_turn(conversation, settings, caller.meanings() if by_meaning else None)
+def decided_turn(
+    caller: Caller, conversation: Sequence[Message], settings: TurnSettings, policy: Policy,
+) -> Steps[TurnEvent, ToolTurn]:
+    """One turn of ``conversation`` as ``settings`` and ``policy`` say (the sentence encoder
+    loaded where the policy's decision compares meanings); its usage is recorded."""
+    by_meaning = settings.asks_decision and policy.decision in ("meaning", "action")
+    turn = yield from run_turn(conversation, settings, policy, caller.meanings() if by_meaning else None)
     caller.record(turn.usage)
     return turn
 
 
 def run_steps(
     caller: Caller, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], output_type: Any,
-    max_rounds: int, tool_errors: ToolErrors, options: ToolOptions,
+    max_rounds: int, tool_errors: ToolErrors, policy: PolicyName | Policy, options: ToolOptions,
 ) -> Steps[TurnEvent, ToolRun[Any]]:
     """``run_tools`` as an operation: turns, and each turn's calls run (a ``Run`` command)."""
-    run = _Loop(caller, prompt_or_messages, tools, output_type, max_rounds, tool_errors, options)
+    run = _Loop(caller, prompt_or_messages, tools, output_type, max_rounds, tool_errors, policy, options)
     while True:
         turn = yield from run.next_turn()
         if run.done(turn):
@@ -192,7 +188,8 @@ class _Loop:
 
     def __init__(
         self, caller: Caller, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource],
-        output_type: Any, max_rounds: int, tool_errors: ToolErrors, options: ToolOptions,
+        output_type: Any, max_rounds: int, tool_errors: ToolErrors, policy: PolicyName | Policy,
+        options: ToolOptions,
     ) -> None:
         if isinstance(max_rounds, bool) or not isinstance(max_rounds, int):
             raise TypeError(f"max_rounds must be an int, not {type(max_rounds).__name__}")
@@ -204,6 +201,7 @@ class _Loop:
             raise ValueError(f"tool_errors must be one of {', '.join(map(repr, TOOL_ERRORS))}, not {tool_errors!r}")
         self.caller = caller
         self.messages, settings = prepare_turn(caller, prompt_or_messages, tools, **options)
+        self.policy = policy_rules(policy, settings.format.native)
         self.final: Tool | None = None
         self.wrapped = False
         if output_type is None:  # a step calls or answers; the answer is a reply in words
@@ -240,7 +238,7 @@ class _Loop:
         return (yield from self._turn(self.closing))
 
     def _turn(self, settings: TurnSettings) -> Steps[TurnEvent, ToolTurn]:
-        turn = yield from decided_turn(self.caller, list(self.messages), settings)
+        turn = yield from decided_turn(self.caller, list(self.messages), settings, self.policy)
         self.usage = self.usage + turn.usage
         self.turns.append(turn)
         if turn.reasoning:

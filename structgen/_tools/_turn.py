@@ -36,7 +36,7 @@ from .._generate._output import validation_errors
 from .policy import _table as rules
 from .policy._meanings import Meanings
 from .policy._phases import CallShape, Candidate, Plan, Reply, TurnContext
-from .policy._policies import POLICY_RULES, Policy
+from .policy._policies import Policy
 from ._formats import JSON_FORMAT, ToolFormat
 from .._generate._steps import PULL, SHUT, Open, Steps, complete
 from .._generate._warnings import warn_looped
@@ -61,7 +61,6 @@ class TurnSettings:
     max_calls: int
     sampling: Sampling
     format: ToolFormat = JSON_FORMAT
-    policy: Policy = POLICY_RULES["small-model"]
     reasoning: Reasoning | None = None
     #: Under ``tool_choice="required"``: every tool stays callable, the policy's decision not
     #: asked which (a typed run's steps, whose ``final_result`` tool must stay callable).
@@ -97,27 +96,28 @@ TurnEvent = TextDelta | ReasoningDelta | ArgumentsDelta | ToolCall | None  # Non
 
 
 def run_turn(
-    conversation: Sequence[Message], settings: TurnSettings, meanings: Meanings | None = None,
+    conversation: Sequence[Message], settings: TurnSettings, policy: Policy, meanings: Meanings | None = None,
 ) -> Steps[TurnEvent, ToolTurn]:
     """Yields the turn's text deltas, argument deltas and calls as they complete, and its
-    backend requests (see ``_generate._steps``); returns the turn. ``meanings`` compares
-    requests and tools by meaning (None: without sentence embeddings)."""
+    backend requests (see ``_generate._steps``); returns the turn. ``policy``'s rules decide it
+    (``policy._table``); ``meanings`` compares requests and tools by meaning (None: without
+    sentence embeddings)."""
     fmt = settings.format
     usage = Usage()
     most = settings.max_calls if settings.parallel else 1
-    turn = TurnContext(conversation, settings.tools, settings.tool_choice, most, settings.policy, meanings,
+    turn = TurnContext(conversation, settings.tools, settings.tool_choice, most, meanings,
                        Plan(settings.callable_tools, said_values="none"))
     if settings.asks_decision:
-        turn = replace(turn, plan=(yield from rules.decide(turn)))
-    listed = rules.listing(turn)
+        turn = replace(turn, plan=(yield from rules.decide(turn, policy)))
+    listed = rules.listing(turn, policy)
     if turn.plan.tools:
         # A native template lists the tools the prompt rules say (the grammar still calls only
         # the plan's); the generic format lists what may be called.
         messages, template_tools = fmt.render(conversation, listed.call if fmt.native else turn.plan.tools)
-        shaped = rules.shape(turn)
+        shaped = rules.shape(turn, policy)
 
         def keep(call: ToolCall, earlier: Sequence[ToolCall], offered: bool) -> bool:
-            return rules.keeps(turn, Candidate(call, earlier, offered))
+            return rules.keeps(turn, policy, Candidate(call, earlier, offered))
 
         for grammar_tools in shaped.tries:
             try:
@@ -145,7 +145,7 @@ def run_turn(
     completion = yield from complete(request)
     usage = usage + completion.usage
     thought = completion.reasoning.strip()
-    answered = rules.reply(turn, Reply(completion.text, _loose_calls(fmt, settings.tools, completion.text)))
+    answered = rules.reply(turn, policy, Reply(completion.text, _loose_calls(fmt, settings.tools, completion.text)))
     if answered.kept:  # the model called although the decision chose words: its call stands
         yield from answered.kept
         return ToolTurn(list(answered.kept), None, usage, completion.text, False, thought)

@@ -22,9 +22,9 @@ def decided(
 ) -> Plan:
     """The plan the decide phase settles under ``decision`` and the two rules that shape it."""
     policy = Policy(decision=decision, offered_tools=offered_tools, channel=channel)
-    turn = TurnContext(conversation, tools, "required" if required else "auto", 1, policy, meanings,
+    turn = TurnContext(conversation, tools, "required" if required else "auto", 1, meanings,
                        Plan(list(tools), said_values="none"))
-    return finish(run_blocking(_table.decide(turn), backend or ScriptedBackend()))
+    return finish(run_blocking(_table.decide(turn, policy), backend or ScriptedBackend()))
 
 
 def argument_tries(
@@ -33,5 +33,5 @@ def argument_tries(
 ) -> list[list[Tool]]:
     """The tools of each grammar the grammar phase tries under ``arguments=setting``."""
     policy = Policy(arguments=setting, listed_values=listed_values)
-    turn = TurnContext(conversation, tools, "auto", 1, policy, None, Plan(list(tools), asks_action=asks_action))
-    return [list(tried) for tried in _table.shape(turn).tries]
+    turn = TurnContext(conversation, tools, "auto", 1, None, Plan(list(tools), asks_action=asks_action))
+    return [list(tried) for tried in _table.shape(turn, policy).tries]

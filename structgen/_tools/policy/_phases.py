@@ -28,7 +28,6 @@ from .._tool import Tool
 
 if TYPE_CHECKING:
     from ._meanings import Meanings
-    from ._policies import Policy
 
 Phase = Literal["decide", "prompt", "grammar", "keep", "reply"]
 PHASES: tuple[Phase, ...] = ("decide", "prompt", "grammar", "keep", "reply")
@@ -83,14 +82,13 @@ class Plan:
 @dataclass(frozen=True)
 class TurnContext:
     """The turn the rules judge: the conversation so far, every tool of the turn, the caller's
-    ``tool_choice`` and call limit, the rules (``policy``), the sentence encoder (None without
-    it) and, after the decide phase, its ``plan``."""
+    ``tool_choice`` and call limit, the sentence encoder (None without it) and, after the
+    decide phase, its ``plan``. Which rules judge it is the policy the phases are run with."""
 
     conversation: Sequence[Message]
     tools: Sequence[Tool]
     tool_choice: str
     max_calls: int
-    policy: Policy
     meanings: Meanings | None = None
     plan: Plan = field(default_factory=lambda: Plan([]))
 

@@ -170,45 +170,45 @@ def hooks(phase: Phase, policy: Policy) -> list[Hook]:
 # -- the phases ----------------------------------------------------------------------------------
 
 
-def decide(turn: TurnContext) -> Steps[None, Plan]:
+def decide(turn: TurnContext, policy: Policy) -> Steps[None, Plan]:
     """The plan the decide phase settles from ``turn.plan`` (the tools the caller allows); with
     ``tool_choice="required"`` and one tool there is nothing to decide."""
     plan = turn.plan
     if turn.required and len(plan.tools) < 2:
         return replace(plan, said_values="none")
-    for hook in cast("list[DecideHook]", hooks("decide", turn.policy)):
+    for hook in cast("list[DecideHook]", hooks("decide", policy)):
         plan = yield from hook(turn, plan)
         if plan.settled:
             break
     return plan
 
 
-def listing(turn: TurnContext) -> Listing:
+def listing(turn: TurnContext, policy: Policy) -> Listing:
     """Which tools the call step's and the reply's prompts list (where the template renders
     tools): the plan's tools and, once the conversation holds calls, every tool, as the prompt
     rules change them."""
     listed = Listing(tuple(turn.plan.tools), tuple(turn.tools) if turn.holds_calls else ())
-    for hook in cast("list[PromptHook]", hooks("prompt", turn.policy)):
+    for hook in cast("list[PromptHook]", hooks("prompt", policy)):
         listed = hook(turn, listed)
     return listed
 
 
-def shape(turn: TurnContext) -> CallShape:
+def shape(turn: TurnContext, policy: Policy) -> CallShape:
     """The call grammar's tries and call count for the plan's tools."""
     shaped = CallShape((tuple(turn.plan.tools),))
-    for hook in cast("list[GrammarHook]", hooks("grammar", turn.policy)):
+    for hook in cast("list[GrammarHook]", hooks("grammar", policy)):
         shaped = hook(turn, shaped)
     return shaped
 
 
-def keeps(turn: TurnContext, candidate: Candidate) -> bool:
+def keeps(turn: TurnContext, policy: Policy, candidate: Candidate) -> bool:
     """Whether every keep rule keeps ``candidate``."""
-    return all(hook(turn, candidate) for hook in cast("list[KeepHook]", hooks("keep", turn.policy)))
+    return all(hook(turn, candidate) for hook in cast("list[KeepHook]", hooks("keep", policy)))
 
 
-def reply(turn: TurnContext, written: Reply) -> Reply:
+def reply(turn: TurnContext, policy: Policy, written: Reply) -> Reply:
     """A reply in words as the reply rules leave it (the calls kept from it, if any)."""
-    for hook in cast("list[ReplyHook]", hooks("reply", turn.policy)):
+    for hook in cast("list[ReplyHook]", hooks("reply", policy)):
         written = hook(turn, written)
     return written
 
