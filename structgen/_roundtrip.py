@@ -3,26 +3,45 @@ behind :mod:`structgen.testing`). Round trip: the JSON of every valid instance, 
 in the order the grammar emits them, is accepted by llama.cpp's grammar sampler and parses back
 equal. Soundness: every string the grammar derives validates against the type and is accepted
 natively. A failure names the type and the text, with a caret under the first rejected
-character; the instances themselves come from :mod:`._instances`.
+character, and says which grammar was checked, on which vocabulary, within which bounds; the
+instances themselves come from :mod:`._instances`.
+
+The grammar checked is by default the one ``llm.generate`` sends: it comes from ``spec_for``,
+the function generation itself calls, so the test and the generation cannot drift apart.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields, replace
 from decimal import Decimal
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from ._instance_schema import draft7_validator, resolve_pointer
+from ._instance_schema import RECURSION_DEPTH, draft7_validator, resolve_pointer
 from ._type_names import type_name
 from ._types import type_adapter
 
+if TYPE_CHECKING:
+    from ._backends.llamacpp._native import NativeVocab, Verdict
+    from ._generate._output import OutputSpec
+    from ._grammar import Grammar
+    from ._schema.options import GrammarChanges, GrammarOptions
+
 __all__ = [
+    "GRAMMAR_CHOICES",
+    "Judge",
+    "Prepared",
     "RawNumber",
     "RoundTripCheck",
+    "bounds_note",
     "caret_excerpt",
+    "judge",
+    "prepare",
     "json_data",
     "numbers_where_schema_says",
     "order_keys",
@@ -286,13 +305,15 @@ class RoundTripCheck:
     ``parse`` reads such a text back (default: ``adapter.validate_json``); ``verdict(text)`` is
     the native check (a ``Verdict``); ``spellable(ch)`` says whether the vocabulary behind
     ``verdict`` can write the character at all. With ``refusal``, a sample that is the refusal
-    alternative ``{"refusal": "..."}`` need not validate.
+    alternative ``{"refusal": "..."}`` need not validate. ``note`` (which grammar, vocabulary
+    and bounds) ends every report.
     """
 
     def __init__(self, tp: Any, serialize: Callable[[Any], str],
                  verdict: Callable[[str], Any],
                  spellable: Callable[[str], bool] = lambda ch: True,
-                 parse: Callable[[str], Any] | None = None, refusal: bool = False) -> None:
+                 parse: Callable[[str], Any] | None = None, refusal: bool = False,
+                 note: str = "") -> None:
         self.tp = tp
         self.name = type_name(tp)
         self.adapter = type_adapter(tp)
@@ -301,8 +322,20 @@ class RoundTripCheck:
         self.spellable = spellable
         self.parse = parse or self.adapter.validate_json
         self.refusal = refusal
+        self.note = note
 
     def round_trip_problem(self, instance: Any) -> str | None:
+        report = self._round_trip_problem(instance)
+        return None if report is None else self._noted(report)
+
+    def sample_problem(self, text: str) -> str | None:
+        report = self._sample_problem(text)
+        return None if report is None else self._noted(report)
+
+    def _noted(self, report: str) -> str:
+        return f"{report}\n{self.note}" if self.note else report
+
+    def _round_trip_problem(self, instance: Any) -> str | None:
         text = self.serialize(json_data(self.adapter, instance))
         head = f"round trip of {self.name} failed"
         shown = f"  instance: {instance!r}"
@@ -323,7 +356,7 @@ class RoundTripCheck:
                     f"  parsed:   {back!r}\n  text: {text}")
         return None
 
-    def sample_problem(self, text: str) -> str | None:
+    def _sample_problem(self, text: str) -> str | None:
         head = f"soundness of the grammar of {self.name} failed"
         try:
             self.parse(text)
@@ -356,9 +389,10 @@ def _is_refusal(text: str) -> bool:
 
 
 def run_property(strategy: Any, problem: Callable[[Any], str | None], *,
-                 max_examples: int) -> None:
+                 max_examples: int, note: str = "") -> None:
     """Run ``problem`` on ``max_examples`` values of ``strategy``; raise AssertionError with the
-    report of the (shrunk) failing value. A starving instance strategy gets its cause noted."""
+    report of the (shrunk) failing value. A starving instance strategy gets its cause noted,
+    with ``note`` (the grammar and the bounds the instances were drawn within)."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
@@ -384,4 +418,205 @@ def run_property(strategy: Any, problem: Callable[[Any], str | None], *,
             f"{error}\nstructgen: Pydantic refused {rejections.count} documents generated from"
             f" the JSON Schema (the type has constraints its schema does not state, such as"
             f" validators); last error: {rejections.last}"
+            + (f"\n{note}\n  (a type whose valid values all lie beyond these bounds cannot be"
+               " produced by this grammar)" if note else "")
         ) from None
+
+
+# ---------------------------------------------------------------- which grammar, which vocabulary
+
+#: The named grammars a property can check: what ``llm.generate`` sends, or ``Grammar.from_type``.
+GRAMMAR_CHOICES = ("generation", "type")
+
+
+@dataclass(frozen=True)
+class Judge:
+    """llama.cpp's grammar sampler on one model's vocabulary (``name``: the GGUF file's)."""
+
+    vocab: NativeVocab
+    name: str
+
+    def verdict(self, gbnf: str, root: str, text: str) -> Verdict:
+        return self.vocab.check(gbnf, root, text)
+
+    def spellable(self, ch: str) -> bool:
+        """Whether the vocabulary has a byte token for every byte of ``ch`` (SmolLM2's has none
+        for the UTF-8 lead bytes of U+40000..U+BFFFF, unassigned planes 4-11)."""
+        return all(b in self.vocab.byte_tokens for b in ch.encode("utf-8"))
+
+
+def judge(model: Any = None) -> Judge:
+    """The judge of ``model``: None (the default model), a GGUF path, or an ``LLM`` running a
+    llama.cpp model in this process. Only the vocabulary is loaded (once per file)."""
+    from ._backends.llamacpp._native import native_vocab
+
+    if model is None:
+        from ._model_path import default_model_path
+
+        return Judge(native_vocab(), default_model_path().name)
+    path = _gguf_of(model)
+    return Judge(native_vocab(path), Path(path).name)
+
+
+def _gguf_of(model: Any) -> str:
+    """The GGUF file of a path or an ``LLM`` (TypeError for anything else)."""
+    from ._llm import LLM
+
+    if isinstance(model, (str, os.PathLike)):
+        return os.fspath(model)
+    if isinstance(model, LLM):
+        llama = getattr(model.backend, "llama", None)
+        path = getattr(llama, "model_path", None)
+        if isinstance(path, str) and path:
+            return path
+        raise TypeError(
+            f"model=: this LLM's backend ({type(model.backend).__name__}) holds no llama.cpp "
+            "model in this process, so its vocabulary cannot be read here; give the GGUF path "
+            "of the model it runs")
+    raise TypeError(f"model= takes a GGUF path or an LLM, not {type(model).__name__}")
+
+
+def bounds_note(max_string_length: int | None, cap_source: str = "max_string_length") -> str:
+    """The bounds the instances of a round trip are drawn within, as a report line."""
+    from ._schema.emit.digits import digits_cap
+
+    strings = (f"strings without a maxLength at most {max_string_length} characters"
+               f" ({cap_source})" if max_string_length is not None else
+               "strings without a maxLength unbounded")
+    digits = len(str(digits_cap(0)))
+    return (f"  bounds: {strings}; integers without a bound on a side at most {digits} digits"
+            f" there (the converter's digit cap); recursion unrolled {RECURSION_DEPTH} levels")
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A type with the grammar a property checks, its checker, and the string cap its
+    instances are drawn within."""
+
+    grammar: Grammar
+    check: RoundTripCheck
+    max_string_length: int | None
+
+
+def prepare(output_type: Any, grammar: Any, options: GrammarChanges, model: Any) -> Prepared:
+    """The grammar to check (``grammar``: ``"generation"``, ``"type"``, a Grammar or GBNF
+    text), how its JSON is written and read back, and the native judge of ``model``."""
+    from ._grammar import Grammar
+    from ._schema.options import PRESETS
+
+    name = type_name(output_type)
+    parse: Callable[[str], Any] | None = None
+    cap_source = "max_string_length, given here"
+    if grammar == "generation":
+        spec = _generation_spec(output_type, options)
+        built, chosen = spec.grammar, spec.options.grammar
+        parse = spec.validate  # read back as generate reads its answer
+        what = (f"the grammar llm.generate sends for {name}"
+                f" ({_generation_note(output_type, options)})")
+        if "max_string_length" not in options:
+            own = _decorated_options(output_type)
+            cap_source = ('max_string_length of the "generation" preset' if own is None or
+                          own.max_string_length == PRESETS["generation"].max_string_length
+                          else "max_string_length, from @structured")
+    elif grammar == "type":
+        chosen = PRESETS["type"].with_changes(**options)
+        built = Grammar.from_type(output_type, **options)
+        what = (f'Grammar.from_type({name}) (the "type" preset{_changes(options, " with ")};'
+                " not what llm.generate sends)")
+    elif isinstance(grammar, str) and "::=" not in grammar:
+        raise ValueError(f"grammar= is {' or '.join(map(repr, GRAMMAR_CHOICES))}, a Grammar or "
+                         f"GBNF text (rules written name ::= ...), not {grammar!r}")
+    elif isinstance(grammar, (Grammar, str)):
+        if set(options) - {"whitespace"}:
+            raise TypeError("with a grammar of your own only the whitespace option may be given "
+                            "(it says how to write the JSON), not "
+                            f"{sorted(set(options) - {'whitespace'})}")
+        built = grammar if isinstance(grammar, Grammar) else Grammar.from_string(grammar)
+        chosen = PRESETS["schema"].with_changes(**options)
+        what = "the grammar given (grammar=)"
+    else:
+        raise TypeError(f"grammar= takes {' or '.join(map(repr, GRAMMAR_CHOICES))}, a Grammar or "
+                        f"GBNF text, not {type(grammar).__name__}")
+    referee = judge(model)
+    schema = _schema_of(output_type)
+    serialize, raw = _writer(chosen, schema)
+    if raw and parse is None:
+        # raw_pattern: the root string is written bare, so it is read back as that string.
+        adapter = type_adapter(output_type)
+        parse = lambda text: adapter.validate_json(json.dumps(text))  # noqa: E731
+    note = (f"  checked: {what}, on the vocabulary of {referee.name}\n"
+            f"{bounds_note(chosen.max_string_length, cap_source)}")
+    gbnf, root = built.gbnf, built.root
+    check = RoundTripCheck(output_type, serialize, lambda text: referee.verdict(gbnf, root, text),
+                           referee.spellable, parse, refusal=chosen.refusal, note=note)
+    return Prepared(built, check, chosen.max_string_length)
+
+
+def _schema_of(output_type: Any) -> Any:
+    from ._types import json_schema_of
+
+    return json_schema_of(output_type)
+
+
+def _generation_spec(output_type: Any, options: Mapping[str, Any]) -> OutputSpec[Any]:
+    """The OutputSpec ``llm.generate`` uses for the type (``spec_for``, its own call), with
+    ``options`` changing its grammar options as ``@structured`` would."""
+    from ._generate._output import spec_for
+
+    spec = spec_for(output_type)
+    if not options:
+        return spec
+    changed = spec.options.grammar.with_changes(**options)
+    return spec_for(output_type, replace(spec.options, grammar=changed))
+
+
+def _decorated_options(output_type: Any) -> GrammarOptions | None:
+    """The grammar options of a ``@structured`` class, None for a type that says nothing."""
+    from ._generate._output import _SPEC_ATTRIBUTE
+
+    own = vars(output_type).get(_SPEC_ATTRIBUTE) if isinstance(output_type, type) else None
+    return None if own is None else own.options.grammar
+
+
+def _generation_note(output_type: Any, options: Mapping[str, Any]) -> str:
+    """Where the generation grammar's options come from: the preset, ``@structured``'s changes
+    to it, the changes given here."""
+    from ._schema.options import PRESETS
+
+    own = _decorated_options(output_type)
+    text = 'the "generation" preset'
+    if own is not None:
+        base = PRESETS["generation"]
+        said = {f.name: getattr(own, f.name) for f in fields(own)
+                if getattr(own, f.name) != getattr(base, f.name)}
+        text += f" with @structured({_changes(said)})" if said else ", @structured"
+    return text + (_changes(options, "; changed here: ") if options else "")
+
+
+def _changes(options: Mapping[str, Any], lead: str = "") -> str:
+    return lead + ", ".join(f"{k}={v!r}" for k, v in options.items()) if options else ""
+
+
+def _writer(chosen: GrammarOptions, schema: Any) -> tuple[Callable[[Any], str], bool]:
+    """How the grammar writes a value's JSON data (and whether a root string is written bare)."""
+    reorder = bool(chosen.prop_order) or chosen.key_order == "required-first"
+    raw = chosen.raw_pattern and _is_plain_string_schema(schema)
+
+    def serialize(data: Any) -> str:
+        if raw and isinstance(data, str):
+            return data
+        # A bounded Decimal is dumped as a string but written by the grammar as a number.
+        data = numbers_where_schema_says(data, schema)
+        if reorder:
+            data = order_keys(data, schema, prop_order=chosen.prop_order,
+                              required_first=chosen.key_order == "required-first")
+        return write_json(data, whitespace=chosen.whitespace, escapes=chosen.escapes)
+
+    return serialize, raw
+
+
+def _is_plain_string_schema(schema: Any) -> bool:
+    """Whether the converter's ``raw_pattern`` applies: the root is one plain string schema."""
+    combinators = {"enum", "const", "anyOf", "oneOf", "allOf", "not", "$ref", "if"}
+    return (isinstance(schema, dict) and schema.get("type") in ("string", ["string"])
+            and not combinators & set(schema))

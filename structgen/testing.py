@@ -8,9 +8,8 @@ hypothesis-jsonschema are imported only when a strategy or property helper is us
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from typing_extensions import Unpack
 
@@ -19,9 +18,12 @@ from ._backends.llamacpp._native import Verdict, native_vocab
 from ._schema.options import GrammarChanges
 
 if TYPE_CHECKING:
+    import os
+
     from hypothesis.strategies import SearchStrategy
 
     from ._grammar import Grammar
+    from ._llm import LLM
 
 __all__ = [
     "DEFAULT_MAX_EXAMPLES",
@@ -48,19 +50,30 @@ def _source(grammar: Grammar | str, root: str | None) -> tuple[str, str]:
     return grammar.gbnf, root or grammar.root
 
 
-def check(grammar: Grammar | str, text: str, *, root: str | None = None) -> Verdict:
-    """Feed ``text`` to llama.cpp's native grammar sampler; say where it was first rejected."""
+def check(
+    grammar: Grammar | str, text: str, *, root: str | None = None,
+    model: str | os.PathLike[str] | LLM | None = None,
+) -> Verdict:
+    """Feed ``text`` to llama.cpp's native grammar sampler; say where it was first rejected.
+    ``model`` picks the vocabulary (see :func:`accepts`)."""
+    from ._roundtrip import judge
+
     gbnf, start = _source(grammar, root)
-    return native_vocab().check(gbnf, start, text)
+    vocab = native_vocab() if model is None else judge(model).vocab
+    return vocab.check(gbnf, start, text)
 
 
-def accepts(grammar: Grammar | str, text: str, *, root: str | None = None) -> bool:
+def accepts(
+    grammar: Grammar | str, text: str, *, root: str | None = None,
+    model: str | os.PathLike[str] | LLM | None = None,
+) -> bool:
     """True if llama.cpp's native grammar sampler accepts ``text`` and then end-of-sequence.
 
-    ``grammar`` is a :class:`~structgen.Grammar` or GBNF text. The default model's vocabulary
-    is loaded once (vocab only); the text is fed token by token, each token checked first.
+    ``grammar`` is a :class:`~structgen.Grammar` or GBNF text. The vocabulary of ``model`` (a
+    GGUF path or an ``LLM``; default: the default model) is loaded once (vocab only); the text
+    is fed token by token, each token checked first.
     """
-    return check(grammar, text, root=root).accepted
+    return check(grammar, text, root=root, model=model).accepted
 
 
 def instances(output_type: Any, *, max_string_length: int | None = None) -> SearchStrategy[Any]:
@@ -96,92 +109,53 @@ def samples(
     return gbnf_samples(gbnf, start, max_depth=max_depth, max_size=max_size)
 
 
-def _grammar_and_check(
-    output_type: Any, grammar: Grammar | str | None, options: GrammarChanges
-) -> tuple[Grammar, Any]:
-    from ._grammar import Grammar
-    from ._roundtrip import RoundTripCheck, numbers_where_schema_says, order_keys, write_json
-    from ._schema.options import GrammarOptions
-    from ._types import json_schema_of, type_adapter
-
-    if grammar is None:
-        built = Grammar.from_type(output_type, **options)
-    elif set(options) - {"whitespace"}:
-        raise TypeError("with grammar= only the whitespace option may be given (it says how "
-                        f"to write the JSON), not {sorted(set(options) - {'whitespace'})}")
-    else:
-        built = grammar if isinstance(grammar, Grammar) else Grammar.from_string(grammar)
-    chosen = GrammarOptions().with_changes(**options)
-    reorder = bool(chosen.prop_order) or chosen.key_order == "required-first"
-    schema = json_schema_of(output_type)
-
-    # raw_pattern: a root string is written bare (no quotes, no escapes), so it is read back
-    # as that string rather than as JSON.
-    raw = chosen.raw_pattern and _is_plain_string_schema(schema)
-
-    def serialize(data: Any) -> str:
-        if raw and isinstance(data, str):
-            return data
-        # A bounded Decimal is dumped as a string but written by the grammar as a number.
-        data = numbers_where_schema_says(data, schema)
-        if reorder:
-            data = order_keys(data, schema, prop_order=chosen.prop_order,
-                              required_first=chosen.key_order == "required-first")
-        return write_json(data, whitespace=chosen.whitespace, escapes=chosen.escapes)
-
-    adapter = type_adapter(output_type)
-    parse = (lambda text: adapter.validate_json(json.dumps(text))) if raw else None
-    return built, RoundTripCheck(output_type, serialize, lambda text: check(built, text),
-                                 _spellable, parse, refusal=chosen.refusal)
-
-
-def _is_plain_string_schema(schema: Any) -> bool:
-    """Whether the converter's ``raw_pattern`` applies: the root is one plain string schema."""
-    combinators = {"enum", "const", "anyOf", "oneOf", "allOf", "not", "$ref", "if"}
-    return (isinstance(schema, dict) and schema.get("type") in ("string", ["string"])
-            and not combinators & set(schema))
-
-
-def _spellable(ch: str) -> bool:
-    """Whether the default vocabulary has a byte token for every byte of ``ch`` (SmolLM2's has
-    none for the UTF-8 lead bytes of U+40000..U+BFFFF, unassigned planes 4-11)."""
-    byte_tokens = native_vocab().byte_tokens
-    return all(b in byte_tokens for b in ch.encode("utf-8"))
-
-
 def assert_round_trip(
     output_type: Any,
     *,
     max_examples: int = DEFAULT_MAX_EXAMPLES,
-    grammar: Grammar | str | None = None,
+    grammar: Literal["generation", "type"] | Grammar | str = "generation",
+    model: str | os.PathLike[str] | LLM | None = None,
     **grammar_options: Unpack[GrammarChanges],
 ) -> None:
     """Every valid instance can be produced: its JSON is accepted natively and parses back equal.
 
-    For ``max_examples`` instances from :func:`instances`, the instance's JSON in the grammar's
-    canonical form (``model_dump(mode="json")`` written by ``canonical_json`` with the grammar's
-    whitespace) must be accepted by llama.cpp's grammar sampler, and validating that JSON must
-    give back an equal instance. The grammar is ``Grammar.from_type(output_type,
-    **grammar_options)``, or a hand-written ``grammar`` (then only ``whitespace`` may be given).
-    Raises AssertionError showing the instance, the text and the first rejected character.
-    Call it from a plain test function, not from inside another ``@given`` test.
-    """
-    from ._roundtrip import run_property
+    The grammar is by default the one ``llm.generate(output_type, ...)`` sends: the type's
+    ``@structured`` options, else the ``"generation"`` preset (string cap, only the escapes JSON
+    needs); given ``grammar_options`` change it as ``@structured`` would. ``grammar="type"``
+    checks ``Grammar.from_type(output_type, **grammar_options)`` instead; a Grammar or GBNF text
+    checks that grammar (then only ``whitespace`` may be given). ``model`` picks the vocabulary
+    llama.cpp's sampler runs on (a GGUF path or an ``LLM``; default: the default model).
 
-    _, checker = _grammar_and_check(output_type, grammar, grammar_options)
-    limit = grammar_options.get("max_string_length")
-    run_property(instances(output_type, max_string_length=limit), checker.round_trip_problem,
-                 max_examples=max_examples)
+    For ``max_examples`` instances from :func:`instances`, drawn within the bounds the grammar
+    adds (its ``max_string_length``; the digit cap), the instance's JSON written as the grammar
+    writes it (``model_dump(mode="json")`` with the grammar's whitespace, key order and
+    escapes) must be accepted by the sampler, and reading it back (as ``llm.generate`` reads its
+    answer, for the generation grammar) must give an equal instance. Raises AssertionError
+    showing the instance, the text, the first rejected character, the grammar checked, the
+    vocabulary and the bounds. Call it from a plain test function, not inside a ``@given`` test.
+    """
+    from ._roundtrip import prepare, run_property
+
+    prepared = prepare(output_type, grammar, grammar_options, model)
+    run_property(instances(output_type, max_string_length=prepared.max_string_length),
+                 prepared.check.round_trip_problem, max_examples=max_examples,
+                 note=prepared.check.note)
 
 
 def assert_examples_round_trip(
-    output_type: Any, *examples: Any, grammar: Grammar | str | None = None,
+    output_type: Any,
+    *examples: Any,
+    grammar: Literal["generation", "type"] | Grammar | str = "generation",
+    model: str | os.PathLike[str] | LLM | None = None,
     **grammar_options: Unpack[GrammarChanges],
 ) -> None:
     """The round trip of :func:`assert_round_trip` for the given values (instances of
     ``output_type``, or data it validates): pin edge cases and past failures as regressions.
-    All failing examples are reported together."""
-    _, checker = _grammar_and_check(output_type, grammar, grammar_options)
+    All failing examples are reported together. The values are taken as given, even beyond the
+    grammar's bounds."""
+    from ._roundtrip import prepare
+
+    checker = prepare(output_type, grammar, grammar_options, model).check
     adapter = checker.adapter
     problems = []
     for example in examples:
@@ -197,17 +171,19 @@ def assert_samples_validate(
     output_type: Any,
     *,
     max_examples: int = DEFAULT_MAX_EXAMPLES,
-    grammar: Grammar | str | None = None,
+    grammar: Literal["generation", "type"] | Grammar | str = "generation",
+    model: str | os.PathLike[str] | LLM | None = None,
     max_depth: int = 12,
     **grammar_options: Unpack[GrammarChanges],
 ) -> None:
-    """Soundness: every string the type's grammar derives validates against the type, and
-    llama.cpp's sampler accepts it. Arguments as in :func:`assert_round_trip`; ``max_depth``
-    bounds the derivations (see :func:`samples`)."""
-    from ._roundtrip import run_property
+    """Soundness: every string the grammar derives validates against the type (as
+    ``llm.generate`` validates its answer, for the generation grammar), and llama.cpp's sampler
+    accepts it. Arguments as in :func:`assert_round_trip`; ``max_depth`` bounds the derivations
+    (see :func:`samples`)."""
+    from ._roundtrip import prepare, run_property
 
-    built, checker = _grammar_and_check(output_type, grammar, grammar_options)
-    run_property(samples(built, max_depth=max_depth), checker.sample_problem,
+    prepared = prepare(output_type, grammar, grammar_options, model)
+    run_property(samples(prepared.grammar, max_depth=max_depth), prepared.check.sample_problem,
                  max_examples=max_examples)
 
 
@@ -215,6 +191,8 @@ def round_trip_tests(
     *types: Any,
     max_examples: int | None = None,
     soundness: bool = True,
+    grammar: Literal["generation", "type"] | Grammar | str = "generation",
+    model: str | os.PathLike[str] | LLM | None = None,
     **grammar_options: Unpack[GrammarChanges],
 ) -> Callable[..., None]:
     """A pytest test function with one case per type and property; assign it at module level::
@@ -222,8 +200,10 @@ def round_trip_tests(
         test_models = round_trip_tests(User, Order, list[Address])
 
     Each type gets ``round_trip`` (:func:`assert_round_trip`) and, unless ``soundness=False``,
-    ``samples_validate`` (:func:`assert_samples_validate`). ``max_examples`` defaults to
-    ``--structgen-max-examples`` on the pytest command line, else ``DEFAULT_MAX_EXAMPLES``.
+    ``samples_validate`` (:func:`assert_samples_validate`), on the grammar ``llm.generate``
+    sends for it unless ``grammar`` says otherwise. ``max_examples`` defaults to
+    ``--structgen-max-examples`` on the pytest command line, else ``DEFAULT_MAX_EXAMPLES``;
+    ``model`` to ``--structgen-model``, else the default model.
     """
     import pytest
 
@@ -243,7 +223,10 @@ def round_trip_tests(
         if chosen is None:
             chosen = request.config.getoption("structgen_max_examples", None)
         examples = chosen if chosen is not None else DEFAULT_MAX_EXAMPLES
+        vocabulary = model if model is not None else request.config.getoption(
+            "structgen_model", None)
         prop = assert_round_trip if structgen_property == "round_trip" else assert_samples_validate
-        prop(structgen_type, max_examples=examples, **grammar_options)
+        prop(structgen_type, max_examples=examples, grammar=grammar, model=vocabulary,
+             **grammar_options)
 
     return cast("Callable[..., None]", test_structgen_model)

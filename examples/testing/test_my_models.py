@@ -44,13 +44,14 @@ class Ticket(BaseModel):
 
 # ---------------------------------------------------------------- one line per model
 
-# Two cases per type: "round_trip" (every valid instance can be produced: its JSON is accepted
-# by llama.cpp's grammar sampler and parses back equal) and "samples_validate" (every string
-# the grammar derives validates). Raise the example count with
-# `pytest --structgen-max-examples 500`.
+# Two cases per type, on the grammar llm.generate sends for it: "round_trip" (every valid
+# instance can be produced: its JSON is accepted by llama.cpp's grammar sampler and parses back
+# equal) and "samples_validate" (every string the grammar derives validates). Raise the example
+# count with `pytest --structgen-max-examples 500`; pick your model's vocabulary with
+# `pytest --structgen-model=PATH.gguf` (or model=).
 test_models = round_trip_tests(Ticket, Assignee, list[Priority])
 
-# The same, with the grammar options your application uses.
+# The same, with grammar options changed as @structured(whitespace="minified") would.
 test_models_minified = round_trip_tests(Ticket, whitespace="minified", max_examples=25)
 
 
