@@ -86,7 +86,7 @@ def ask(llm: LLM, **options: Unpack[ToolOptions]) -> ToolTurn:
 async def check(llm: LLM) -> None:
     reveal_type(llm.run_tools("x", [add], output_type=Address).output)
     reveal_type(await llm.acall_tool("x", [add], tool_choice="add", temperature=0.2))
-    ask(llm, policy="small-model", parallel=False)
+    ask(llm, tool_choice="required", parallel=False)
     llm.call_tools("x", [add], policy="smallest")
     llm.stream_tools("x", [add], max_call=2)
 '''
