@@ -470,7 +470,8 @@ class LLM:
     ) -> Steps[TextDelta | ReasoningDelta | None, Result[Any]]:
         """One generation of ``output_type`` with the keywords of :meth:`generate`."""
         return generation(
-            output_type, prompt, self._sampling, self._record, self._reasoning(reasoning), self._dictionary_shape(),
+            output_type, prompt, self._sampling, self._record, self._reasoning(reasoning, typed=True),
+            self._dictionary_shape(),
             on_refusal=on_refusal, **options,
         )
 
@@ -479,10 +480,10 @@ class LLM:
         the braced shape; a small one copies its placeholder as a key, and reads words."""
         return "braces" if self._tool_format("auto").native else "words"
 
-    def _reasoning(self, reasoning: ReasoningOption) -> Reasoning | None:
-        """The reasoning section ``reasoning=`` asks for on this model (docs/generation.md,
-        "Think, then answer")."""
-        return reasoning_section(reasoning, chat_template_of(self.backend))
+    def _reasoning(self, reasoning: ReasoningOption, *, typed: bool = False) -> Reasoning | None:
+        """The reasoning section ``reasoning=`` asks for on this model, before a typed answer or
+        not (docs/generation.md, "Think, then answer")."""
+        return reasoning_section(reasoning, chat_template_of(self.backend), typed=typed)
 
     async def _finish_async(self, steps: Steps[Any, Any]) -> Any:
         """The result of an operation driven on the event loop (see ``_generate._steps.run_async``)."""

@@ -30,7 +30,9 @@ def section_grammar(gbnf: str, root: str, section: Reasoning) -> str:
         (answer if name == "root" else name): _renamed(body, "root", answer) for name, body in tree.rules.items()
     }
     text = _fresh("reasoning", rules)
-    stop = ord(section.close[0])
+    # Marked reasoning stops at its closing marker's first character; a worked reply (no opening
+    # marker) may hold any text, its closing text ending it where the model writes it.
+    stop = ord(section.close[0]) if section.open else 0
     rules[text] = Repeat(CharClass(((stop, stop),), negated=True), 0, CHARS_PER_TOKEN * section.budget)
     rules["root"] = Seq((
         LiteralText(section.open), RuleRef(text), LiteralText(section.close + section.separator), RuleRef(start),

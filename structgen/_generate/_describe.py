@@ -197,22 +197,33 @@ def _bounds(schema: Mapping[str, Any]) -> str:
     return f" ({', '.join(words)})" if words else ""
 
 
+#: The first line of a description whose answer ends a reply that works the request out first
+#: (``reasoning=`` on a model whose template knows no reasoning markers: docs/generation.md).
+WORKED_LEAD = (
+    "Work it out step by step first: write out every calculation and end with the result. Your reply ends with")
+
+
 def describe_schema(
-    schema: Mapping[str, Any], *, refusal: bool, style: DescribeStyle = "full", dictionaries: DictionaryShape = "words"
+    schema: Mapping[str, Any], *, refusal: bool, style: DescribeStyle = "full", dictionaries: DictionaryShape = "words",
+    worked: bool = False,
 ) -> str:
     """The prompt text describing the answer expected for ``schema``, in ``style`` (see above),
-    with dictionaries shown as ``dictionaries`` says."""
+    with dictionaries shown as ``dictionaries`` says; ``worked``: the answer ends a reply that
+    works the request out first."""
     if style not in STYLES:
         raise ValueError(f"describe style must be one of {', '.join(STYLES)}, not {style!r}")
     describer = _Describer(schema, dictionaries)
     top = _one_line(describer.resolve(schema)[0].get("description"))
     if style == "listing":
-        lines = ["Answer with a JSON object with these fields:"]
+        lines = [f"{WORKED_LEAD} a JSON object with these fields:" if worked
+                 else "Answer with a JSON object with these fields:"]
         if top:
             lines.append(top)
         describer.listing(schema, "", 0, lines)
     else:
-        lines = ["Answer with JSON only, in exactly this shape:", describer.describe(schema, "", 0)]
+        lead = (f"{WORKED_LEAD} the answer as JSON, in exactly this shape:" if worked
+                else "Answer with JSON only, in exactly this shape:")
+        lines = [lead, describer.describe(schema, "", 0)]
         if top:
             lines.append(top)
         if describer.notes and style == "full":

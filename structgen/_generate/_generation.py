@@ -68,7 +68,10 @@ def generation(
         raise ValueError("on_refusal must be 'raise' or 'return'")
     sampling = sampling_of(sampling_options)
     spec: OutputSpec[Any] = spec_for(output_type)
-    attempts = Attempts(spec.conversation(prompt, system=system, messages=messages, dictionaries=dictionaries), sampling.max_retries, "answer")
+    # A reply that works the request out is the section: the prompt asks for the working.
+    worked = reasoning is not None and not reasoning.open
+    conversation = spec.conversation(prompt, system=system, messages=messages, dictionaries=dictionaries, worked=worked)
+    attempts = Attempts(conversation, sampling.max_retries, "answer")
     for attempt in attempts:
         if attempt:
             yield None

@@ -93,7 +93,7 @@ class OutputSpec(Generic[T]):
         self.schema: dict[str, Any] = json_schema_of(output_type)
         self.grammar = SchemaConverter.shared().convert(self.schema, options=options.grammar)
         self.refusal = options.grammar.refusal
-        self._hints: dict[DictionaryShape, str | None] = {}
+        self._hints: dict[tuple[DictionaryShape, bool], str | None] = {}
         # Pydantic's own schema still marks sets (``uniqueItems``), which ``self.schema`` leaves
         # to the validator: the loop can at least avoid writing an item twice.
         self.members: MemberRules = member_rules(self.adapter.json_schema(mode="validation"))
@@ -103,36 +103,40 @@ class OutputSpec(Generic[T]):
                 self.schema, separators=SEPARATORS[options.grammar.whitespace], refusal=self.refusal
             ) or None
 
-    def hint(self, dictionaries: DictionaryShape = "words") -> str | None:
+    def hint(self, dictionaries: DictionaryShape = "words", *, worked: bool = False) -> str | None:
         """The text that tells the model what to answer: instructions, the description (its
-        dictionaries shown as ``dictionaries`` says) and the example, built once per shape."""
-        if dictionaries not in self._hints:
-            self._hints[dictionaries] = self._hint(dictionaries)
-        return self._hints[dictionaries]
+        dictionaries shown as ``dictionaries`` says; ``worked``: the answer ends a reply that
+        works the request out first) and the example, built once per shape."""
+        if (dictionaries, worked) not in self._hints:
+            self._hints[dictionaries, worked] = self._hint(dictionaries, worked)
+        return self._hints[dictionaries, worked]
 
-    def system_hint(self, dictionaries: DictionaryShape = "words") -> str | None:
+    def system_hint(self, dictionaries: DictionaryShape = "words", *, worked: bool = False) -> str | None:
         """The hint when it goes into the system message (None when it goes with the prompt)."""
-        return self.hint(dictionaries) if self.options.hint_placement == "system" else None
+        return self.hint(dictionaries, worked=worked) if self.options.hint_placement == "system" else None
 
-    def _hint(self, dictionaries: DictionaryShape) -> str | None:
+    def _hint(self, dictionaries: DictionaryShape, worked: bool) -> str | None:
         parts = []
         if self.options.instructions:
             parts.append(self.options.instructions)
         style = self.options.describe_style
         if style is not None:
-            parts.append(describe_schema(self.schema, refusal=self.refusal, style=style, dictionaries=dictionaries))
+            parts.append(describe_schema(
+                self.schema, refusal=self.refusal, style=style, dictionaries=dictionaries, worked=worked))
         example = example_answer(self.schema) if self.options.examples else None
         if example is not None:
             parts.append(example)
         return "\n\n".join(parts) or None
 
     def conversation(
-        self, prompt: str | None, *, system: str | None, messages: Any, dictionaries: DictionaryShape = "words"
+        self, prompt: str | None, *, system: str | None, messages: Any, dictionaries: DictionaryShape = "words",
+        worked: bool = False,
     ) -> list[Message]:
         """The messages of a call: the caller's ``system``, ``messages`` and ``prompt`` with the
         hint placed as ``hint_placement`` says (a system hint joins the caller's system text;
-        a prompt hint goes into the last user message, before or after its text)."""
-        full_hint, hint = self.hint(dictionaries), self.system_hint(dictionaries)
+        a prompt hint goes into the last user message, before or after its text); ``worked``:
+        the answer ends a reply that works the request out first."""
+        full_hint, hint = self.hint(dictionaries, worked=worked), self.system_hint(dictionaries, worked=worked)
         if system is not None and not isinstance(system, str):
             raise TypeError("system must be a str")
         conversation = as_messages(prompt, system=_join(system, hint), messages=messages)

@@ -40,6 +40,12 @@ TEMPLATE_MARKERS: tuple[tuple[str, str], ...] = (
 #: The markers of templates that know none: ordinary text to the model.
 DEFAULT_MARKERS = ("<think>", "</think>")
 
+#: A typed answer's section on a model whose template knows no reasoning markers: the model's own
+#: reply, asked to work the request out (``_describe.WORKED_LEAD``), then this text, then the
+#: answer. Such models close a ``<think>`` they were never trained on after a sentence; their
+#: own reply keeps the working (docs/generation.md, "Does structured output cost accuracy?").
+WORKED_REPLY = ("", "\n\nAnswer as JSON: ")
+
 
 def checked_budget(reasoning: Any) -> int | None:
     """The section's budget ``reasoning=`` asks for (None: none), or a clear error."""
@@ -61,18 +67,22 @@ def template_markers(template: str | None) -> tuple[str, str] | None:
     return next((pair for pair in TEMPLATE_MARKERS if pair[0] in template and pair[1] in template), None)
 
 
-def reasoning_section(reasoning: Any, template: str | None) -> Reasoning | None:
-    """The section a request asks for with ``reasoning=`` on a model with chat ``template``."""
+def reasoning_section(reasoning: Any, template: str | None, *, typed: bool = False) -> Reasoning | None:
+    """The section a request asks for with ``reasoning=`` on a model with chat ``template``;
+    ``typed``: before a typed answer (a model whose template knows no markers then works the
+    request out in its own reply, :data:`WORKED_REPLY`)."""
     budget = checked_budget(reasoning)
     markers = template_markers(template)
     if budget is None:
         if markers is None:
             return None
         return Reasoning(*markers, 0 if reasoning is False else OPENED_REASONING_BUDGET, always=False)
+    if markers is None and typed:
+        return Reasoning(*WORKED_REPLY, budget, separator="")
     return Reasoning(*(markers or DEFAULT_MARKERS), budget)
 
 
 __all__ = [
     "DEFAULT_MARKERS", "DEFAULT_REASONING_BUDGET", "OPENED_REASONING_BUDGET", "ReasoningOption",
-    "TEMPLATE_MARKERS", "checked_budget", "reasoning_section", "template_markers",
+    "TEMPLATE_MARKERS", "WORKED_REPLY", "checked_budget", "reasoning_section", "template_markers",
 ]
