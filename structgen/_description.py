@@ -63,8 +63,8 @@ class ModelDescription:
 
     def __str__(self) -> str:
         opened, closed = self.reasoning_markers
-        when = "the template's: a bounded section unless reasoning=False" if self.reasoning_unasked else \
-            "the default pair: a section only where reasoning= asks"
+        when = "the template's: a bounded section unasked, unless its prompt closes one or reasoning=False" \
+            if self.reasoning_unasked else "the default pair: a section only where reasoning= asks"
         fmt = "the template's own" if self.tool_format != "json" else "generic: the template renders no tools"
         rules = ", ".join(f"{f.name}={v!r}" for f, v in zip(fields(Policy), astuple(self.policy)))
         lines = [
