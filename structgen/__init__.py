@@ -31,12 +31,13 @@ from ._errors import (
     ValidatorError,
 )
 from ._backends._seam import Message, ReasoningDelta, TextDelta, Usage
-from ._backends.llamacpp import LlamaCppBackend
+from ._backends.llamacpp import LlamaCppBackend, LlamaOptions
 from ._backends.server import LlamaServerBackend, OpenAICompatibleBackend
 from ._generate import Refusal, Result, structured
 from ._generate._attempts import SamplingOptions
 from ._generate._generation import GenerateOptions, PromptOptions
 from ._grammar import ConverterCacheInfo, Grammar, SchemaConverter, json_schema_to_gbnf
+from ._description import ModelDescription
 from ._llm import LLM
 from ._model_path import default_model_path
 from ._schema.options import GrammarChanges, GrammarOptions
@@ -61,6 +62,7 @@ __all__ = [
     "IncompleteOutputError",
     "LLM",
     "LlamaCppBackend",
+    "LlamaOptions",
     "LlamaServerBackend",
     "MCPServer",
     "MCPServerError",
@@ -69,6 +71,7 @@ __all__ = [
     "MCPToolError",
     "MaxRoundsError",
     "Message",
+    "ModelDescription",
     "ModelNotFoundError",
     "ModelRetry",
     "OpenAICompatibleBackend",

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import AsyncIterator, Generator, Iterator, Sequence
+from collections.abc import AsyncIterator, Generator, Iterator, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any, Literal, TypeVar, overload
 
 from typing_extensions import TypeForm, Unpack
 
 from ._backends._seam import Backend, Reasoning, ReasoningDelta, TextDelta, Usage, chat_template_of
+from ._backends.llamacpp._options import LlamaOptions
+from ._description import ModelDescription, describe_backend
+from ._errors import StructgenError
 from ._generate._attempts import Sampling, SamplingOptions
 from ._generate._describe import DictionaryShape
 from ._generate._generation import GenerateOptions, Partials, PromptOptions, Result, generation
@@ -54,8 +57,12 @@ class LLM:
     ``llama_decode`` (more throughput for concurrent calls; N times the KV-cache memory).
     CPU threads default as in llama.cpp's own tools (one per physical core per token, every
     usable CPU for batches); ``n_threads=N`` sets both, ``n_threads_batch=N`` batches alone.
-    llama.cpp's other settings (GPU layers, memory mapping, ...) are the ``llama_cpp.Llama``'s:
-    build one and wrap it with :meth:`from_llama`.
+    llama.cpp's other settings (GPU layers, memory mapping, ...) are :class:`LlamaOptions`,
+    passed to ``llama_cpp.Llama`` as they are: ``LLM(path, n_gpu_layers=-1)``.
+    ``chat_template`` replaces the GGUF file's chat template (a Jinja template, or the path of a
+    ``.jinja`` file or of a GGUF file to read one from); the tool format, the tool policy and
+    the reasoning markers follow it. ``template_options`` are extra variables for every render
+    of the template (``{"enable_thinking": False}``). :meth:`describe` shows what the model gets.
     ``prompt_cache_bytes`` bounds the host memory that keeps earlier prompts' KV states, so a
     prefix seen before is not evaluated again (None: 256 MiB; 0: only the previous call's).
     ``grammar_step_seconds`` bounds the CPU time of one step of llama.cpp's grammar sampler: a
@@ -78,7 +85,10 @@ class LLM:
         prompt_cache_bytes: int | None = None,
         sequences: int | None = None,
         grammar_step_seconds: float | None = None,
+        chat_template: str | os.PathLike[str] | None = None,
+        template_options: Mapping[str, Any] | None = None,
         backend: Backend | None = None,
+        **llama: Unpack[LlamaOptions],
     ) -> None:
         if max_tokens < 1 or max_retries < 0:
             raise ValueError("max_tokens must be >= 1 and max_retries >= 0")
@@ -88,11 +98,13 @@ class LLM:
             backend = LlamaCppBackend.load(
                 model_path, n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads_batch, n_batch=n_batch,
                 seed=seed, lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes, sequences=sequences,
-                grammar_step_seconds=grammar_step_seconds,
+                grammar_step_seconds=grammar_step_seconds, chat_template=chat_template,
+                template_options=template_options, **llama,
             )
         elif (model_path is not None or n_threads is not None or n_threads_batch is not None
               or lookahead is not None or prompt_cache_bytes is not None or sequences is not None
-              or grammar_step_seconds is not None):
+              or grammar_step_seconds is not None or chat_template is not None or template_options is not None
+              or llama):
             raise TypeError("model options are the backend's own: give a model or a backend, not both")
         elif not isinstance(backend, Backend):
             raise TypeError(f"backend must implement complete() and close(), not {type(backend).__name__}")
@@ -108,16 +120,18 @@ class LLM:
         cls, llama: Any, *, seed: int = 0, max_tokens: int = 512, max_retries: int = 1,
         lookahead: int | None = None, prompt_cache_bytes: int | None = None,
         sequences: int | None = None, grammar_step_seconds: float | None = None,
+        chat_template: str | os.PathLike[str] | None = None, template_options: Mapping[str, Any] | None = None,
     ) -> LLM:
         """Wrap an existing ``llama_cpp.Llama`` (it stays usable; the caller keeps ownership).
 
-        ``lookahead``, ``prompt_cache_bytes``, ``sequences`` and ``grammar_step_seconds`` as for
-        :class:`LlamaCppBackend` (None: its defaults)."""
+        ``lookahead``, ``prompt_cache_bytes``, ``sequences``, ``grammar_step_seconds``,
+        ``chat_template`` and ``template_options`` as for :class:`LlamaCppBackend` (None: its
+        defaults)."""
         from ._backends.llamacpp import LlamaCppBackend
 
         backend = LlamaCppBackend(
             llama, lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes, sequences=sequences,
-            grammar_step_seconds=grammar_step_seconds,
+            grammar_step_seconds=grammar_step_seconds, chat_template=chat_template, template_options=template_options,
         )
         return cls.from_backend(backend, seed=seed, max_tokens=max_tokens, max_retries=max_retries)
 
@@ -318,8 +332,18 @@ class LLM:
         rules."""
         return resolve_policy("auto", self._tool_format("auto").native)
 
+    def describe(self) -> ModelDescription:
+        """What this model gets from structgen, and why: the model, where its chat template came
+        from, the tool format and policy that follow from the template, the reasoning markers,
+        the context and threads and the other settings that are not their defaults;
+        ``print(llm.describe())`` shows it as a few lines. On a server this asks it (``/props``)."""
+        return describe_backend(self.backend)
+
     def __repr__(self) -> str:
-        return f"LLM(backend={self.backend!r}, tool_policy={self.tool_policy!r})"
+        try:
+            return f"LLM({self.describe()._line()})"
+        except StructgenError:  # a server that does not answer: what is known without it
+            return f"LLM(backend={self.backend!r})"
 
     def call_tools(
         self, prompt_or_messages: PromptOrMessages, tools: Sequence[ToolSource], *,

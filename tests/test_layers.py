@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "structgen"
 #: that names a module places it.
 LAYERS: list[tuple[str, ...]] = [
     ("_errors", "_escapes", "_frozen", "_memo", "_pointers", "_resume", "_type_names", "_llama_log",
-     "_model_path"),
+     "_model_path", "_callers"),
     ("_builtins", "_gbnf"),
     ("_schema.options",),
     ("_schema.automata",),
@@ -36,7 +36,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("_grammar", "_instance_schema"),
     ("_instances",),
     ("_backends._seam", "_backends._choices"),
-    ("_backends._answer_check", "_backends._scripted", "_backends._section_grammar"),
+    ("_backends._answer_check", "_backends._scripted", "_backends._section_grammar",
+     "_backends._template_options"),
     ("_backends.llamacpp", "_backends.server"),
     ("_backends",),
     ("_generate",),
@@ -46,7 +47,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_tools._formats", "_tools.policy", "_tools._mcp"),
     ("_tools._turn",),
     ("_tools._api", "_tools"),
-    ("_llm",),
+    ("_llm", "_description"),
     ("_extract", "_roundtrip"),
     ("testing", "backends", "gbnf"),
     ("__init__",),

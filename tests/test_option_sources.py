@@ -62,7 +62,9 @@ def test_every_tool_method_takes_the_tool_options() -> None:
         for function in [getattr(LLM, name), *get_overloads(getattr(LLM, name))]:
             options = inspect.signature(function).parameters["options"]
             assert options.kind is inspect.Parameter.VAR_KEYWORD and options.annotation == "Unpack[ToolOptions]", name
-            assert not _keywords(function).keys() - {"output_type", "max_rounds", "tool_errors"}, name
+            # policy is each method's own keyword: a reader follows it by name to the rules table
+            assert "policy" in _keywords(function), name
+            assert not _keywords(function).keys() - {"output_type", "max_rounds", "tool_errors", "policy"}, name
 
 
 def test_a_foreign_tool_keyword_is_a_type_error() -> None:

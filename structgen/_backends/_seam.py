@@ -358,6 +358,44 @@ def chat_template_of(backend: object) -> str | None:
     return backend.chat_template if isinstance(backend, TemplatedBackend) else None
 
 
+TemplateSource = Literal["gguf", "user", "server", "none", "unknown"]
+"""Where a backend's chat template came from: the GGUF file's metadata ("gguf"), the caller's
+``chat_template=`` ("user"), the server, which renders prompts with its own ("server"), nowhere
+("none": the in-process backend writes plain ``role: content`` text), or a backend that does not
+say ("unknown")."""
+
+
+@runtime_checkable
+class DescribedBackend(Protocol):
+    """The optional side of the seam that says which model a backend runs and how it was set up:
+    what ``LLM.describe()`` and ``repr(llm)`` show. Each attribute is read on its own, so a
+    backend may have only some of them (the others are shown as unknown).
+
+    - ``model_name``: the model, as a person recognises it: the GGUF file's name, or the
+      server's URL (and the model it serves, where it says).
+    - ``chat_template_source``: where the chat template (``chat_template``, see
+      :class:`TemplatedBackend`) came from.
+    - ``template_options``: the extra variables every render of the chat template gets
+      (``{"enable_thinking": False}``).
+    - ``settings``: how the model was loaded or the server started, for people to read: the
+      keys ``n_ctx`` (tokens of context a generation has), ``n_threads`` and ``n_threads_batch``
+      (CPU threads for single tokens and for batches) where known, and any other setting whose
+      value is not its default (``n_gpu_layers``, ``sequences``, ``slots``, ...).
+    """
+
+    @property
+    def model_name(self) -> str: ...
+
+    @property
+    def chat_template_source(self) -> TemplateSource: ...
+
+    @property
+    def template_options(self) -> Mapping[str, Any]: ...
+
+    @property
+    def settings(self) -> Mapping[str, Any]: ...
+
+
 @runtime_checkable
 class AsyncBackend(Protocol):
     """The optional asyncio side of the seam, for backends whose work is I/O (HTTP servers).

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import sys
 import warnings
-from types import FrameType
+
+from .._callers import outside_structgen
 
 
 def warn_looped(pointers: tuple[str, ...]) -> None:
@@ -17,12 +16,4 @@ def warn_looped(pointers: tuple[str, ...]) -> None:
         )
 
 
-def outside_structgen() -> int:
-    """The ``stacklevel`` of the first frame outside structgen (generate, run and stream reach
-    a check through different numbers of frames)."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame: FrameType | None = sys._getframe(2)  # the caller of the function that warns
-    level = 2
-    while frame is not None and frame.f_code.co_filename.startswith(package):
-        frame, level = frame.f_back, level + 1
-    return level
+__all__ = ["outside_structgen", "warn_looped"]

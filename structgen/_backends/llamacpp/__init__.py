@@ -11,5 +11,6 @@ of them know about a vocabulary.
 from __future__ import annotations
 
 from ._backend import LlamaCppBackend
+from ._options import LlamaOptions
 
-__all__ = ["LlamaCppBackend"]
+__all__ = ["LlamaCppBackend", "LlamaOptions"]

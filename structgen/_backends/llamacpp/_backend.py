@@ -14,11 +14,17 @@ import ctypes
 import os
 import threading
 import time
+import warnings
 from contextlib import AbstractContextManager, closing, contextmanager, nullcontext
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
+from typing_extensions import Unpack
+
+from ..._callers import outside_structgen
 from ..._errors import BackendError, GrammarError, SlowGrammarError, StructgenError
 from ..._llama_log import silence_llama_logs
 from ..._model_path import check_model_file, default_model_path
@@ -33,7 +39,8 @@ from ._prefixes import DEFAULT_PROMPT_CACHE_BYTES, PrefixStore
 from ._runner import ContextFullError, ModelRunner
 from ._slots import Slots
 from ._sampling import TokenPicker, log_softmax
-from ._template import ChatTemplate
+from ._options import LlamaOptions, checked_llama_options, llama_settings
+from ._template import PLAIN_FALLBACK, ChatTemplate, model_adds_bos, read_chat_template
 from ._threads import chosen_threads
 from .._seam import (
     Completion,
@@ -43,9 +50,11 @@ from .._seam import (
     Score,
     ScoreRequest,
     StopGeneration,
+    TemplateSource,
     TextDelta,
     Usage,
 )
+from .._template_options import checked_template_options
 from ._vocab import VocabTables
 
 #: Compiled grammars kept per backend (least recently used are freed first).
@@ -83,17 +92,32 @@ class LlamaCppBackend:
     (masking the vocabulary, checking or accepting a token); a longer step ends the generation
     with SlowGrammarError instead of letting it hang. None is DEFAULT_GRAMMAR_STEP_SECONDS
     (20 s); ``math.inf`` sets no limit.
+
+    ``chat_template``: the chat template prompts are rendered with, instead of the GGUF file's
+    (``tokenizer.chat_template``): the Jinja source itself (a string holding ``{{`` or ``{%``),
+    or the path of a ``.jinja`` file or of a GGUF file to read one from (its vocabulary only, no
+    weights). The tool format and the reasoning markers follow it. A model with neither is
+    given plain ``role: content`` text, which it was not trained on, and a UserWarning says so.
+
+    ``template_options``: extra variables every render of the chat template gets, such as
+    ``{"enable_thinking": False}`` for Qwen3's (JSON values; not a name the render sets itself,
+    such as ``messages`` or ``tools``).
     """
 
     def __init__(self, llama: Any, *, owns_llama: bool = False,
                  lookahead: int | None = None, prompt_cache_bytes: int | None = None,
-                 sequences: int | None = None, grammar_step_seconds: float | None = None) -> None:
+                 sequences: int | None = None, grammar_step_seconds: float | None = None,
+                 chat_template: str | os.PathLike[str] | None = None,
+                 template_options: Mapping[str, Any] | None = None) -> None:
         import llama_cpp
 
         self.lookahead = _checked_lookahead(lookahead)
         self.grammar_step_seconds = _checked_step_seconds(grammar_step_seconds)
         cache_bytes = _checked_cache_bytes(prompt_cache_bytes)
         self.sequences = _checked_sequences(sequences)
+        self._cache_bytes = cache_bytes
+        options = checked_template_options(template_options)
+        template = None if chat_template is None else read_chat_template(chat_template)
         silence_llama_logs()
         self._lib = llama_cpp
         self.llama = llama
@@ -106,7 +130,12 @@ class LlamaCppBackend:
         try:
             vocab = llama_cpp.llama_model_get_vocab(llama.model)
             self.tables = VocabTables(llama_cpp, vocab)
-            self.template = ChatTemplate.from_metadata(dict(llama.metadata), self.tables)
+            source: TemplateSource = "user"
+            if template is None:
+                template = dict(llama.metadata).get("tokenizer.chat_template") or None
+                source = "none" if template is None else "gguf"
+            self.chat_template_source: TemplateSource = source
+            self.template = ChatTemplate(template, self.tables, model_adds_bos(self.tables), options)
             self._slots = Slots(self._runners(PrefixStore(cache_bytes)))
             self.drafts = DraftPolicy.for_model(
                 self.lookahead, self.tables.n_vocab, llama_cpp.llama_model_n_embd(llama.model),
@@ -117,6 +146,14 @@ class LlamaCppBackend:
         except Exception as e:
             raise BackendError(f"could not prepare the llama.cpp model: {e}") from e
         self._grammars = GrammarCache(self.tables, GRAMMAR_CACHE_SIZE)
+        self._settings = self._loaded_with()  # now: a closed Llama must not be asked
+        if source == "none":
+            warnings.warn(
+                f"{self.model_name} has no chat template (tokenizer.chat_template): its prompts are "
+                f"{PLAIN_FALLBACK}, which the model was not trained on; chat_template= names one (a "
+                "Jinja template, a .jinja file or a GGUF file to read it from)",
+                UserWarning, stacklevel=outside_structgen(),
+            )
 
     def _runners(self, store: PrefixStore) -> list[ModelRunner]:
         """One runner on the ``Llama``'s context, or one per sequence of a context of our own."""
@@ -158,6 +195,9 @@ class LlamaCppBackend:
         prompt_cache_bytes: int | None = None,
         sequences: int | None = None,
         grammar_step_seconds: float | None = None,
+        chat_template: str | os.PathLike[str] | None = None,
+        template_options: Mapping[str, Any] | None = None,
+        **llama: Unpack[LlamaOptions],
     ) -> LlamaCppBackend:
         """Load a GGUF file (the default model when None) into a new ``llama_cpp.Llama``.
 
@@ -166,20 +206,24 @@ class LlamaCppBackend:
         (:func:`~._threads.chosen_threads`). A given ``n_threads`` applies to batches too
         unless ``n_threads_batch`` says otherwise. llama.cpp's threads spin at every barrier,
         so on a machine busy with other work, fewer threads are faster (see docs/benchmarks.md,
-        "Generation speed"). llama.cpp's other settings (GPU layers, memory mapping, ...) are the
-        ``llama_cpp.Llama``'s own: build one and wrap it, ``LlamaCppBackend(llama)``.
+        "Generation speed"). llama.cpp's other settings (GPU layers, memory mapping, ...) are
+        :class:`~structgen.LlamaOptions`, passed to ``llama_cpp.Llama`` as they are.
+        ``chat_template`` and ``template_options`` as for the constructor.
         """
         path = default_model_path() if model_path is None else check_model_file(model_path)
         _checked_lookahead(lookahead)  # before the slow load, not after
         _checked_cache_bytes(prompt_cache_bytes)
         _checked_sequences(sequences)
         _checked_step_seconds(grammar_step_seconds)
+        checked_template_options(template_options)
+        settings = checked_llama_options(llama)
+        template = None if chat_template is None else read_chat_template(chat_template)
         threads = chosen_threads(n_threads, n_threads_batch)
         silence_llama_logs()
         import llama_cpp
 
         try:
-            llama = llama_cpp.Llama(
+            model = llama_cpp.Llama(
                 str(path),
                 n_ctx=n_ctx,
                 n_threads=threads.token,
@@ -187,11 +231,17 @@ class LlamaCppBackend:
                 n_batch=n_batch,
                 seed=seed,
                 verbose=False,
+                **settings,
             )
         except Exception as e:
             raise BackendError(f"llama.cpp could not load {path}: {e}") from e
-        return cls(llama, owns_llama=True, lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes,
-                   sequences=sequences, grammar_step_seconds=grammar_step_seconds)
+        try:
+            return cls(model, owns_llama=True, lookahead=lookahead, prompt_cache_bytes=prompt_cache_bytes,
+                       sequences=sequences, grammar_step_seconds=grammar_step_seconds, chat_template=template,
+                       template_options=template_options)
+        except BaseException:
+            model.close()
+            raise
 
     @property
     def _runner(self) -> ModelRunner:
@@ -200,9 +250,46 @@ class LlamaCppBackend:
 
     @property
     def chat_template(self) -> str | None:
-        """The Jinja source of the model's chat template (from the GGUF metadata)."""
+        """The Jinja source of the model's chat template (the GGUF file's, or ``chat_template=``);
+        None where there is none."""
         source: str | None = self.template.source
         return source
+
+    @property
+    def model_name(self) -> str:
+        """The GGUF file's name."""
+        return Path(str(getattr(self.llama, "model_path", "") or "")).name or type(self.llama).__name__
+
+    @property
+    def template_options(self) -> Mapping[str, Any]:
+        """The extra variables every render of the chat template gets."""
+        return self.template.options
+
+    @property
+    def settings(self) -> Mapping[str, Any]:
+        """How the model was loaded, for people to read: the context's size (``n_ctx``, tokens a
+        generation has), its threads (``n_threads`` for single tokens, ``n_threads_batch`` for
+        batches), and every other setting whose value is not its default (``n_gpu_layers``,
+        ``sequences``, ...)."""
+        return MappingProxyType(self._settings)
+
+    def _loaded_with(self) -> dict[str, Any]:
+        shown = llama_settings(self.llama)
+        for name, value, default in (
+            ("sequences", self.sequences, 1), ("lookahead", self.lookahead, DEFAULT_LOOKAHEAD),
+            ("prompt_cache_bytes", self._cache_bytes, DEFAULT_PROMPT_CACHE_BYTES),
+            ("grammar_step_seconds", self.grammar_step_seconds, DEFAULT_GRAMMAR_STEP_SECONDS),
+        ):
+            if value != default:
+                shown[name] = value
+        return shown
+
+    def __repr__(self) -> str:
+        parts = [repr(self.model_name), f"chat_template={self.chat_template_source!r}"]
+        parts += [f"{name}={value!r}" for name, value in self.settings.items()]
+        if self.template_options:
+            parts.append(f"template_options={dict(self.template_options)!r}")
+        return f"LlamaCppBackend({', '.join(parts)})"
 
     def close(self) -> None:
         """Free the model; later calls raise BackendError. Generations in progress in other

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from functools import cached_property
+from pathlib import PurePath
 from typing import Any
 
 import httpx
@@ -31,9 +33,10 @@ import httpx
 from ..._errors import GrammarError
 from ..._resume import finish
 from .._seam import (
-    Completion, CompletionRequest, Event, FinishReason, Reasoning, ReasoningDelta, Score, ScoreRequest, TextDelta,
-    Usage,
+    Completion, CompletionRequest, Event, FinishReason, Reasoning, ReasoningDelta, Score, ScoreRequest, TemplateSource,
+    TextDelta, Usage,
 )
+from .._template_options import checked_template_options
 from ._http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, Flow, HttpBackend, HttpSession, Timeout, rooted
 
 _SERVER = "the llama.cpp server"
@@ -50,6 +53,8 @@ class LlamaServerBackend(HttpBackend):
     (connecting at most 10 s); ``retries`` is how often a request that never reached the
     server is sent again. ``api_key`` is sent as ``Authorization: Bearer ...`` (``--api-key``).
     ``transport``/``async_transport`` replace httpx's own (a Unix socket, a test double).
+    ``template_options`` are extra variables for every render of the server's chat template
+    (sent as ``chat_template_kwargs``), such as ``{"enable_thinking": False}`` for Qwen3's.
     """
 
     def __init__(
@@ -61,7 +66,9 @@ class LlamaServerBackend(HttpBackend):
         api_key: str | None = None,
         transport: httpx.BaseTransport | None = None,
         async_transport: httpx.AsyncBaseTransport | None = None,
+        template_options: Mapping[str, Any] | None = None,
     ) -> None:
+        self.template_options: Mapping[str, Any] = checked_template_options(template_options)
         self._http = HttpSession(
             base_url, server=_SERVER, api_key=api_key, timeout=timeout, retries=retries,
             transport=transport, async_transport=async_transport,
@@ -69,21 +76,51 @@ class LlamaServerBackend(HttpBackend):
         self.base_url = self._http.base_url
 
     def __repr__(self) -> str:
-        return f"LlamaServerBackend({self._http!r})"
+        options = f", template_options={dict(self.template_options)!r}" if self.template_options else ""
+        return f"LlamaServerBackend({self._http!r}{options})"
+
+    #: The server renders prompts with its own template (the GGUF file's, or ``--chat-template``).
+    chat_template_source: TemplateSource = "server"
 
     @cached_property
-    def chat_template(self) -> str | None:
-        """The model's chat template as the server reports it (``GET /props``, asked once), so
-        that tool calls are written in its family's format; None where the server has none."""
+    def _props(self) -> dict[str, Any]:
+        """The server's ``GET /props`` (asked once); empty where it answers none."""
         try:
             reply = self._http.client().get("/props")
         except httpx.HTTPError as error:
             raise self._http.failure("/props", error) from error
         try:
-            template = reply.json().get("chat_template") if reply.status_code == 200 else None
+            props = reply.json() if reply.status_code == 200 else None
         except ValueError:
-            return None
+            return {}
+        return props if isinstance(props, dict) else {}
+
+    @cached_property
+    def chat_template(self) -> str | None:
+        """The model's chat template as the server reports it (``GET /props``, asked once), so
+        that tool calls are written in its family's format; None where the server has none."""
+        template = self._props.get("chat_template")
         return template if isinstance(template, str) and template else None
+
+    @property
+    def model_name(self) -> str:
+        """The server's URL, and the name of the GGUF file it serves (``GET /props``)."""
+        path = self._props.get("model_path")
+        if isinstance(path, str) and path:
+            return f"{self._http.shown_url} ({PurePath(path).name})"
+        return self._http.shown_url
+
+    @property
+    def settings(self) -> Mapping[str, Any]:
+        """What the server reports of how it was started (``GET /props``): each slot's context
+        (``n_ctx``) and the number of slots (``slots``, ``--parallel``)."""
+        shown: dict[str, Any] = {}
+        generation = self._props.get("default_generation_settings")
+        if isinstance(generation, dict) and isinstance(generation.get("n_ctx"), int):
+            shown["n_ctx"] = generation["n_ctx"]
+        if isinstance(self._props.get("total_slots"), int):
+            shown["slots"] = self._props["total_slots"]
+        return shown
 
     # -- the seam -------------------------------------------------------------------------
 
@@ -91,7 +128,8 @@ class LlamaServerBackend(HttpBackend):
         """The exchange for one completion, for either driver: the prompt rendered by the
         server's template, then the completion streamed."""
         reader = _Reader(time.perf_counter())
-        prompt = (yield from self._http.post("/apply-template", _template(request))).get("prompt")
+        rendered = yield from self._http.post("/apply-template", _template(request, self.template_options))
+        prompt = rendered.get("prompt")
         if not isinstance(prompt, str):
             raise self._http.broken("/apply-template", "sent no prompt")
         thought: _Reader | None = None
@@ -261,10 +299,12 @@ def _logprob_of(steps: Any, size: int) -> float | None:
     return total if seen == size else None
 
 
-def _template(request: CompletionRequest) -> dict[str, Any]:
+def _template(request: CompletionRequest, options: Mapping[str, Any]) -> dict[str, Any]:
     template: dict[str, Any] = {"messages": [m.as_dict() for m in request.messages]}
     if request.tools:
         template["tools"] = [dict(t) for t in request.tools]
+    if options:
+        template["chat_template_kwargs"] = dict(options)
     return template
 
 
