@@ -101,7 +101,10 @@ def problems(split: str, path: Path = CORPUS) -> Iterator[dict[str, Any]]:
 # subtraction) and dollar sign, digits with thousands separators ("1,234") or without, an
 # optional decimal part ("18." ends a sentence: no decimal part).
 _NUMBER = re.compile(r"((?<![\w.])-)?(?:\$\s?)?(\d{1,3}(?:,\d{3})+(?!\d)|\d+)(\.\d+)?")
-_MARKER = re.compile(r"answer\s*(?:is)?\s*[:=]|####", re.IGNORECASE)
+# Where a final answer is announced: "Answer:" opening a line (in bold or not, "Final answer:"
+# too), "answer is", GSM8K's "####", LaTeX's "\boxed{". Not "answer:" within a sentence ("the
+# second friend's answer: 100" is a step, not the result).
+_MARKER = re.compile(r"^[ \t*#]*(?:final )?answer[ \t*]*:|answer is|####|\\boxed\{", re.IGNORECASE | re.MULTILINE)
 
 
 def _numbers(text: str) -> list[float]:
@@ -109,8 +112,9 @@ def _numbers(text: str) -> list[float]:
 
 
 def parse_number(text: str) -> float | None:
-    """The final answer in ``text``: the first number after its last "Answer:" (or "####",
-    or "answer is:"), else the last number anywhere; None when it has no number."""
+    """The final answer in ``text``: the first number after its last "Answer:" opening a line
+    (or "answer is", "####", LaTeX's "\\boxed{"), else the last number anywhere; None when it
+    has no number."""
     markers = list(_MARKER.finditer(text))
     if markers:
         after = _numbers(text[markers[-1].end():])
@@ -122,6 +126,90 @@ def parse_number(text: str) -> float | None:
 
 def right(value: float | None, gold: float) -> bool:
     return value is not None and abs(value - gold) < 1e-6
+
+
+# -- why an answer is wrong ------------------------------------------------------------------
+
+# Written-out arithmetic: an operator before a number ("* $4.00", "\\times 3", "3/4"), a
+# difference or sum of numbers, "= <number>", a LaTeX fraction, or a program.
+_CALCULATION = re.compile(
+    r"(?:[*×÷/x]|\\times|\\cdot|\\div)[ \t]*[\\($]*\d|\d[ \t]*[-+][ \t]*[\\($]*\d|=[ \t]*[\\($]*-?\d"
+    r"|\\frac\{|```python")
+
+#: The causes :func:`cause_of` tells apart, in the order it checks them.
+CAUSES = ("right", "no answer", "no section", "answer differs from a right section", "section cut at its budget",
+          "no working", "wrong working, made-up program output", "wrong working")
+
+
+def section_of(kind: str, case: dict[str, Any]) -> str | None:
+    """What a case wrote before its answer: the reasoning section, the ``steps`` field, or the
+    whole free text; None in ``typed`` (or when the text is not the JSON asked for)."""
+    if kind == "reasoning":
+        return case["reasoning"]
+    if kind == "free":
+        return case["text"]
+    if kind == "worked":
+        try:
+            steps = json.loads(case["text"])["steps"]
+        except (TypeError, ValueError, KeyError):
+            return None
+        return steps if isinstance(steps, str) else None
+    return None
+
+
+def cause_of(mode: Mode, case: dict[str, Any], marker_tokens: int = 0) -> str:
+    """Why a case is right or wrong, the first of :data:`CAUSES` that fits:
+
+    - ``answer differs from a right section``: the section's final number (:func:`parse_number`)
+      is the reference, the answer is not;
+    - ``section cut at its budget``: ``reasoning=N`` wrote N tokens besides its ``marker_tokens``
+      (those of the forced markers: :func:`marker_tokens`), the ``steps`` string
+      reached the grammar's 500 characters, or the free text ran out of ``--max-tokens``;
+    - ``no working``: no calculation in the section (an operator or "=" between numbers, a
+      fraction, a program): a preamble the model closed, the bare answer, the question again;
+    - ``wrong working, made-up program output``: the section wrote a program and then its
+      output (``\`\`\`output``): nothing ran it, the model guessed;
+    - ``wrong working``: the rest: the model worked it out, wrongly."""
+    if case["right"]:
+        return "right"
+    if case["value"] is None:
+        return "no answer"
+    section = section_of(mode.kind, case)
+    if section is None:
+        return "no section"
+    final = parse_number(section)
+    if mode.kind != "free" and final is not None and right(final, case["gold"]):
+        return "answer differs from a right section"
+    if ((mode.kind == "reasoning" and mode.budget is not None
+         and (case["reasoning_tokens"] or 0) - marker_tokens >= mode.budget)
+            or (mode.kind == "worked" and len(section) >= 500) or case.get("finish") == "length"):
+        return "section cut at its budget"
+    if not _CALCULATION.search(section):
+        return "no working"
+    if "```output" in section:
+        return "wrong working, made-up program output"
+    return "wrong working"
+
+
+#: The markers structgen writes around the section on a chat template that names none (the
+#: three models measured here): the opening, and the closing with its separator.
+SECTION_MARKERS = ("<think>", "</think>\n\n")
+
+
+def marker_tokens(llm: Any) -> int:
+    """How many of a section's ``usage.reasoning_tokens`` are its forced markers on ``llm``'s
+    model (the in-process backend's ``llama``), so that the rest is what the model wrote."""
+    llama = llm.backend.llama
+    return sum(len(llama.tokenize(m.encode(), add_bos=False, special=True)) for m in SECTION_MARKERS)
+
+
+def restates(mode: Mode, case: dict[str, Any]) -> bool | None:
+    """Whether the answer is the section's final number (None: no section or no number in it)."""
+    section = section_of(mode.kind, case)
+    final = parse_number(section) if section else None
+    if final is None or case["value"] is None:
+        return None
+    return right(case["value"], final)
 
 
 # -- modes -------------------------------------------------------------------------------------
@@ -193,9 +281,11 @@ def ask_free(llama: Any, question: str, max_tokens: int) -> dict[str, Any]:
             "finish": out["choices"][0]["finish_reason"]}
 
 
-def summary(cases: list[dict[str, Any]]) -> dict[str, Any]:
+def summary(mode: Mode, cases: list[dict[str, Any]], markers: int = 0) -> dict[str, Any]:
     tokens = [c["tokens"] for c in cases if c["tokens"] is not None]
     seconds = [c["seconds"] for c in cases]
+    causes = [cause_of(mode, c, markers) for c in cases]
+    restated = [restates(mode, c) for c in cases]
     return {
         "n": len(cases),
         "right": sum(c["right"] for c in cases),
@@ -203,7 +293,24 @@ def summary(cases: list[dict[str, Any]]) -> dict[str, Any]:
         "mean_tokens": round(statistics.fmean(tokens), 1) if tokens else None,
         "seconds_total": round(sum(seconds), 1),
         "seconds_median": round(statistics.median(seconds), 2) if seconds else None,
+        "causes": {name: causes.count(name) for name in CAUSES if name in causes},
+        "answer_is_section_final_number": f"{restated.count(True)}/{restated.count(True) + restated.count(False)}",
     }
+
+
+def report(results: dict[str, Any]) -> None:
+    """The two tables: per mode, the score and the cost; then why each case is right or wrong."""
+    print("| mode | right/n | invalid | mean tokens | seconds total | median |\n|---|---:|---:|---:|---:|---:|")
+    for name, r in results.items():
+        s = r["summary"]
+        print(f"| {name} | {s['right']}/{s['n']} | {s['invalid']} | {s['mean_tokens']} | {s['seconds_total']} "
+              f"| {s['seconds_median']} |")
+    print("\n| mode | " + " | ".join(CAUSES) + " | answer = section's final number |\n"
+          + "|---" * (len(CAUSES) + 2) + "|")
+    for name, r in results.items():
+        s = r["summary"]
+        print(f"| {name} | " + " | ".join(str(s["causes"].get(c, 0)) for c in CAUSES)
+              + f" | {s['answer_is_section_final_number']} |")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -218,7 +325,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-tokens", type=int, default=512)
     parser.add_argument("--n-ctx", type=int, default=4096)
     parser.add_argument("--json", type=Path, default=None, help="default: bench/results/latest/gsm8k.json")
+    parser.add_argument("--recount", type=Path, default=None, metavar="RESULTS",
+                        help="no model: read a results file of this suite, count again and print its tables")
     args = parser.parse_args(argv)
+    if args.recount is not None:
+        recorded = json.loads(args.recount.read_text())
+        print(f"command: `{recorded['command']}`; model {recorded['model']}; split {recorded['split']}; "
+              f"{recorded['problems']} problems; {recorded['threads']} thread(s)")
+        markers = recorded.get("section_marker_tokens", 0)
+        report({name: {"summary": summary(parse_mode(name), r["cases"], markers), "cases": r["cases"]}
+                for name, r in recorded["modes"].items()})
+        return
     modes = [parse_mode(m.strip()) for m in args.modes.split(",") if m.strip()]
     path = model_path(None if args.model == "default" else args.model)
     chosen = list(problems(args.split))[: args.limit]
@@ -226,6 +343,7 @@ def main(argv: list[str] | None = None) -> None:
     import structgen as sg
 
     llm = sg.LLM(path, n_threads=args.threads, n_ctx=args.n_ctx) if any(m.kind != "free" for m in modes) else None
+    markers = marker_tokens(llm) if llm is not None else 0
     llama = None
     if any(m.kind == "free" for m in modes):
         import llama_cpp
@@ -246,18 +364,15 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{mode.name} {problem['id']}: {'right' if case['right'] else 'wrong'} "
                   f"({case['value']} vs {problem['answer']}, {case['tokens']} tokens, {case['seconds']:.1f} s)",
                   file=sys.stderr, flush=True)
-        results[mode.name] = {"summary": summary(cases), "cases": cases}
+        results[mode.name] = {"summary": summary(mode, cases, markers), "cases": cases}
     print(f"command: `{command('gsm8k')}`; model {Path(path).name}; split {args.split}; {len(chosen)} problems; "
           f"{args.threads} thread(s)")
-    print("| mode | right/n | invalid | mean tokens | seconds total | median |\n|---|---:|---:|---:|---:|---:|")
-    for name, r in results.items():
-        s = r["summary"]
-        print(f"| {name} | {s['right']}/{s['n']} | {s['invalid']} | {s['mean_tokens']} | {s['seconds_total']} "
-              f"| {s['seconds_median']} |")
+    report(results)
     write_json(results_file(args.json, "gsm8k"), {
         "command": command("gsm8k"), "model": Path(path).name, "split": args.split, "problems": len(chosen),
         "threads": args.threads, "max_tokens": args.max_tokens, "n_ctx": args.n_ctx,
         "date": time.strftime("%Y-%m-%d"), "free_prompt": FREE_ASK, "asked_system": ASKED,
+        "section_marker_tokens": markers,
         "modes": results,
     })
 

@@ -23,9 +23,13 @@ from bench.suites.gsm8k import CORPUS, parse_mode, parse_number, problems, right
         ("The answer is: 5 (since 3 + 2 = 5, not 7)", 5),
         ("16-3-4=9 eggs", 9),  # no marker: the last number; a minus between numbers is no sign
         ("The temperature fell to -3 degrees.", -3),
-        ("Answer: 3\nLater: Answer: 4 cups", 4),  # the last marker counts
+        ("Answer: 3\nAnswer: 4 cups", 4),  # the last marker counts
         ("Answer: none, but we had 12 of them", 12),  # a marker without a number: the last number
         ("1,2345", 2345),  # not a thousands separator
+        ("So the answer is 20 apples, 3 each.", 20),
+        ("The average is \\(\\boxed{63.33}\\) for 3 friends.", 63.33),
+        ("The third friend's answer: 100 * 1.25 = 125.\nThe average guess is 95.", 95),  # "answer:" mid-line
+        ("**Answer**: 18", 18),
         ("no number here", None),
     ],
 )
