@@ -168,7 +168,7 @@ def cause_of(mode: Mode, case: dict[str, Any], marker_tokens: int = 0) -> str:
     - ``no working``: no calculation in the section (an operator or "=" between numbers, a
       fraction, a program): a preamble the model closed, the bare answer, the question again;
     - ``wrong working, made-up program output``: the section wrote a program and then its
-      output (``\`\`\`output``): nothing ran it, the model guessed;
+      output (a fenced ``output`` block): nothing ran it, the model guessed;
     - ``wrong working``: the rest: the model worked it out, wrongly."""
     if case["right"]:
         return "right"
