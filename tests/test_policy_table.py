@@ -8,8 +8,6 @@ import typing
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
 import pytest
 
 from structgen._backends._seam import Message, Score, ScoreRequest
@@ -23,6 +21,7 @@ from structgen._tools.policy._meanings import Meanings
 from structgen._tools.policy._phases import PHASES
 from structgen._tools.policy._policies import Policy
 from structgen.testing import ScriptedBackend
+from tests.support.policy import TopicEncoder
 
 
 def get_forecast(city: str, unit: typing.Literal["celsius", "fahrenheit"] = "celsius") -> str:
@@ -36,18 +35,6 @@ def send_email(to: str, body: str) -> str:
 
 
 TOOLS = as_tools([get_forecast, send_email])
-TOPICS = ("rain weather forecast umbrella", "email write message")
-
-
-class TopicEncoder:
-    """Vectors by topic words: a text is near a tool when it uses that tool's topic words."""
-
-    def encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
-        rows = []
-        for text in texts:
-            row = [sum(w in text.lower() for w in topic.split()) for topic in TOPICS] + [0.1]
-            rows.append(np.array(row, dtype=np.float32) / np.linalg.norm(row))
-        return np.stack(rows) if rows else np.zeros((0, 3), dtype=np.float32)
 
 
 class Scoring(ScriptedBackend):

@@ -7,8 +7,6 @@ from __future__ import annotations
 import warnings
 from dataclasses import replace
 
-import numpy as np
-import numpy.typing as npt
 import pytest
 
 import structgen as sg
@@ -18,7 +16,7 @@ from structgen._tools.policy._fitted import CHANNEL_RANGE, CHANNEL_USUAL, CHAT_C
 from structgen._tools.policy._gate import channel_scores, tool_context
 from structgen._tools.policy._meanings import Meanings
 from structgen._tools.policy._policies import OfferedCall
-from tests.support.policy import decided
+from tests.support.policy import TopicEncoder, decided
 from structgen._tools._tool import as_tools
 from structgen.testing import ScriptedBackend
 
@@ -34,18 +32,6 @@ def send_email(to: str, body: str) -> str:
 
 
 TOOLS = as_tools([get_forecast, send_email])
-TOPICS = ("rain weather forecast umbrella", "email write message")
-
-
-class TopicEncoder:
-    """Vectors by topic words: a text is near a tool when it uses that tool's topic words."""
-
-    def encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
-        rows = []
-        for text in texts:
-            row = [sum(w in text.lower() for w in topic.split()) for topic in TOPICS] + [0.1]
-            rows.append(np.array(row, dtype=np.float32) / np.linalg.norm(row))
-        return np.stack(rows) if rows else np.zeros((0, 3), dtype=np.float32)
 
 
 def offered(text: str, decision: str = "meaning", *, required: bool = False, tools: str = "close") -> list[str]:

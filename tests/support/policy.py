@@ -6,6 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from structgen._backends._seam import Message
 from structgen._generate._steps import finish, run_blocking
 from structgen._tools._tool import Tool
@@ -35,3 +38,18 @@ def argument_tries(
     policy = Policy(arguments=setting, listed_values=listed_values)
     turn = TurnContext(conversation, tools, "auto", 1, None, Plan(list(tools), asks_action=asks_action))
     return [list(tried) for tried in _table.shape(turn, policy).tries]
+
+
+#: The topic words of the stand-in encoder, one line per tool of the policy tests.
+TOPICS = ("rain weather forecast umbrella", "email write message")
+
+
+class TopicEncoder:
+    """Vectors by topic words: a text is near a tool when it uses that tool's topic words."""
+
+    def encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        rows = []
+        for text in texts:
+            row = [sum(w in text.lower() for w in topic.split()) for topic in TOPICS] + [0.1]
+            rows.append(np.array(row, dtype=np.float32) / np.linalg.norm(row))
+        return np.stack(rows) if rows else np.zeros((0, 3), dtype=np.float32)
