@@ -93,8 +93,8 @@ BFCL_MULTI_TURN_ARGS ?= --categories multi_turn_base --per-category 4
 bench-bfcl-multi-turn: $(STAMP)
 	nice -n 10 $(BENCH).bfcl_multi_turn $(BFCL_MULTI_TURN_ARGS)
 
-# GSM8K word problems, typed answer vs reasoning= vs a steps field vs free text, one thread: about
-# 20 minutes for 20 problems of the tuning half on Qwen2.5-Coder-0.5B unless GSM8K_ARGS says otherwise.
+# GSM8K word problems: a typed answer, reasoning=, a steps field and free text, one thread;
+# 10 to 15 minutes for 20 tune problems on Qwen2.5-Coder-0.5B unless GSM8K_ARGS says otherwise.
 GSM8K_ARGS ?= --model qwen0.5b --split tune --limit 20
 .PHONY: bench-gsm8k
 bench-gsm8k: $(STAMP)
