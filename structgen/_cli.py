@@ -265,7 +265,7 @@ def _extract_job(args: argparse.Namespace) -> Any:
 
 
 def _run_extract(args: argparse.Namespace, job: Any) -> int:
-    """Plan (no model yet), then run; progress and summary on stderr."""
+    """Check the job (no model yet), then run; progress and summary on stderr."""
     from . import _extract as ex
 
     plan = ex.prepare(job)

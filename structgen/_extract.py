@@ -12,7 +12,7 @@ Records are in completion order (input order when one document runs at a time); 
 (error records too, unless ``retry_errors``), and a torn last line (an interrupted write) is
 cut off first. The work splits in two so that every mistake in the input, the output or the
 prompt shows before a model is loaded: :func:`prepare` reads the input and the output and
-returns a :class:`Plan`; :func:`extract` (asyncio) or :func:`run_extract` (blocking, stops
+returns a :class:`CheckedJob`; :func:`extract` (asyncio) or :func:`run_extract` (blocking, stops
 cleanly on Ctrl-C) run it on an :class:`~structgen.LLM`.
 """
 
@@ -38,7 +38,7 @@ __all__ = [
     "DEFAULT_PROMPT",
     "ExtractJob",
     "JobError",
-    "Plan",
+    "CheckedJob",
     "Progress",
     "PromptTemplate",
     "Summary",
@@ -345,11 +345,11 @@ def _drop_errors(path: Path, retry: set[str]) -> None:
     os.replace(temporary, path)
 
 
-# ---------------------------------------------------------------- the plan
+# ---------------------------------------------------------------- the checked job
 
 
 @dataclass
-class Plan:
+class CheckedJob:
     """A checked job: how many documents there are, which are done, what is left."""
 
     job: ExtractJob
@@ -367,7 +367,7 @@ class Plan:
         return self.total - self.done_values - self.done_errors
 
 
-def prepare(job: ExtractJob) -> Plan:
+def prepare(job: ExtractJob) -> CheckedJob:
     """Check the job and bring the output to a clean state (a torn line cut, errors dropped
     for retrying); no model is involved. JobError for an unusable input, output or prompt;
     the output type's own errors (SchemaError, ...) as :func:`spec_for` raises them."""
@@ -388,7 +388,7 @@ def prepare(job: ExtractJob) -> Plan:
         _drop_errors(job.output_path, retry)
     skip = set(mine) - retry
     values = sum(1 for key in skip if mine[key])
-    return Plan(job, template, total, skip, values, len(skip) - values, len(retry),
+    return CheckedJob(job, template, total, skip, values, len(skip) - values, len(retry),
                 len(state.done) - len(mine), state.repaired_bytes)
 
 
@@ -565,7 +565,7 @@ async def _answer(llm: Any, job: ExtractJob, doc: Document) -> tuple[dict[str, A
 
 
 async def extract(
-    llm: Any, plan: Plan, *, progress: Progress | None = None, stop: asyncio.Event | None = None,
+    llm: Any, plan: CheckedJob, *, progress: Progress | None = None, stop: asyncio.Event | None = None,
 ) -> Summary:
     """Run a prepared plan on ``llm``: up to ``job.concurrency`` documents at a time (useful on
     a backend with ``acomplete``; an in-process model takes them in turn), each record written
@@ -640,7 +640,7 @@ async def _tick(progress: Progress | None) -> None:
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-def run_extract(llm: Any, plan: Plan, *, progress: Progress | None = None) -> Summary:
+def run_extract(llm: Any, plan: CheckedJob, *, progress: Progress | None = None) -> Summary:
     """:func:`extract` from blocking code. The first Ctrl-C (SIGINT) or SIGTERM stops the run
     cleanly (``Summary.interrupted``, ``Summary.signum``); a second one acts as usual, at once
     (a KeyboardInterrupt; a line torn by it is cut off by the next run). Signals are handled
@@ -678,20 +678,20 @@ def _release(loop: asyncio.AbstractEventLoop) -> None:
             pass
 
 
-def idle_summary(plan: Plan) -> Summary:
+def idle_summary(plan: CheckedJob) -> Summary:
     """The summary of a plan with nothing to do (no model needed)."""
     return Summary(total=plan.total, skipped=len(plan.skip), written_values=0, written_errors=0,
                    errors_on_disk=plan.done_errors)
 
 
-def nothing_to_do(plan: Plan) -> str:
+def nothing_to_do(plan: CheckedJob) -> str:
     if not plan.total:
         return f"extract: nothing to do: {plan.job.input_path} has no documents"
     errors = f" ({_count(plan.done_errors, 'error')}: {RETRY_HINT})" if plan.done_errors else ""
     return f"extract: nothing to do: every document has a record in {plan.job.output_path}{errors}"
 
 
-def describe(plan: Plan) -> str:
+def describe(plan: CheckedJob) -> str:
     """One line on what a run of ``plan`` will do, for the log."""
     job = plan.job
     text = f"extract: {plan.total} documents in {job.input_path}"
