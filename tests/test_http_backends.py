@@ -26,6 +26,9 @@ import structgen as sg
 from structgen._errors import BackendError, GrammarError
 from structgen.backends import Backend, Completion, CompletionRequest, ScoreRequest, ScoringBackend
 
+# A server that tells no chat template gets a warning, once per backend: asserted where it matters.
+pytestmark = pytest.mark.filterwarnings("ignore:.*the model's chat template is not known:UserWarning")
+
 KEY = "sk-test-5f1d0c9a7e"
 GBNF = 'root ::= "{" ws "\\"city\\"" ws ":" ws "\\"" [A-Za-z]+ "\\"" ws "}"\nws ::= [ ]?\n'
 ANSWER = '{"city": "Lisbon"}'
@@ -72,8 +75,14 @@ def _answering(text: str = ANSWER, seen: list[httpx.Request] | None = None, **op
 
 
 def _openai(handler: Handler, **options: Any) -> sg.OpenAICompatibleBackend:
-    mock = httpx.MockTransport(handler)
+    """A backend on a server answering ``handler``, which tells no chat template (``GET``s are
+    404s: the template's own tests are below)."""
+    mock = httpx.MockTransport(_no_template(handler))
     return sg.OpenAICompatibleBackend("http://engine.test:8000", transport=mock, async_transport=mock, **options)
+
+
+def _no_template(handler: Handler) -> Handler:
+    return lambda request: httpx.Response(404) if request.method == "GET" else handler(request)
 
 
 def _llama(handler: Handler, **options: Any) -> sg.LlamaServerBackend:
@@ -132,7 +141,7 @@ def test_a_start_rule_other_than_root_is_aliased_and_a_model_is_optional() -> No
 
 def test_base_url_may_end_in_v1_and_bad_arguments_are_refused() -> None:
     seen: list[httpx.Request] = []
-    mock = httpx.MockTransport(_answering(seen=seen))
+    mock = httpx.MockTransport(_no_template(_answering(seen=seen)))
     backend = sg.OpenAICompatibleBackend("http://engine.test:8000/v1/", transport=mock)
     list(backend.complete(_request()))
     assert str(seen[0].url) == "http://engine.test:8000/v1/chat/completions"
@@ -146,14 +155,16 @@ def test_base_url_may_end_in_v1_and_bad_arguments_are_refused() -> None:
         sg.LlamaServerBackend("http://x", timeout=0)
 
 
-def test_tools_go_to_the_template_only_and_lazy_grammars_are_refused() -> None:
+def test_tools_go_to_the_template_only_and_lazy_grammars_need_the_template_known() -> None:
+    """A server that tells no chat template renders the prompt itself (chat completions), where
+    no field takes a lazy grammar (test_openai_backend.py: with the template known)."""
     seen: list[httpx.Request] = []
     backend = _openai(_answering(seen=seen))
     tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
     list(backend.complete(_request(tools=(tool,))))
     body = _body(seen[0])
     assert body["tools"] == [tool] and body["tool_choice"] == "none"  # llama-server: no grammar with tool_choice
-    with pytest.raises(BackendError, match="lazy grammar"):
+    with pytest.raises(BackendError, match="lazy grammar .* pass chat_template="):
         list(backend.complete(_request(triggers=("{",))))
     assert len(seen) == 1
 
@@ -423,7 +434,7 @@ def test_connection_refused_by_a_real_socket() -> None:
     url = f"http://127.0.0.1:{_free_port()}"
     with pytest.raises(BackendError, match="cannot reach") as caught:
         list(sg.OpenAICompatibleBackend(url, retries=1).complete(_request()))
-    assert caught.value.url == url + "/v1/chat/completions" and caught.value.status is None
+    assert caught.value.url == url + "/props" and caught.value.status is None  # the template is asked first
     assert isinstance(caught.value.__cause__, httpx.ConnectError)
 
 
@@ -445,11 +456,16 @@ def dying_server() -> Iterator[str]:
     listener.listen(4)
 
     def serve() -> None:
-        connection, _ = listener.accept()
-        with connection:
+        while True:
+            connection, _ = listener.accept()
             data = b""
             while b"\r\n\r\n" not in data:
                 data += connection.recv(65536)
+            if not data.startswith(b"GET"):
+                break
+            connection.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            connection.close()  # a chat template is asked for first: this server tells none
+        with connection:
             head, _, body = data.partition(b"\r\n\r\n")
             length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
                               if line.lower().startswith(b"content-length")))
@@ -483,6 +499,10 @@ async def test_a_server_that_dies_mid_stream_under_asyncio(dying_server: str) ->
 
 # -- asyncio -----------------------------------------------------------------------------------
 
+#: The blocking side of a server whose streams are asyncio handlers: it is asked for the chat
+#: template (a blocking GET, once), and tells none.
+_NONE = httpx.MockTransport(lambda request: httpx.Response(404))
+
 
 async def test_agenerate_runs_many_requests_at_once_without_threads() -> None:
     """All 24 requests are in flight together (the handler holds each until all came) — more
@@ -499,7 +519,7 @@ async def test_agenerate_runs_many_requests_at_once_without_threads() -> None:
         return httpx.Response(200, content=_chat_stream(f'{{"city": "{city}"}}'))
 
     mock = httpx.MockTransport(handle)
-    llm = sg.LLM.from_backend(sg.OpenAICompatibleBackend("http://engine.test", async_transport=mock))
+    llm = sg.LLM.from_backend(sg.OpenAICompatibleBackend("http://engine.test", async_transport=mock, transport=_NONE))
     threads = threading.active_count()
     names = [f"City{i}" for i in range(24)]
     cities = await asyncio.gather(*(llm.agenerate(City, name) for name in names))
@@ -527,7 +547,7 @@ async def test_astream_yields_partials_then_the_value_and_stops_early_cleanly() 
             closed.append(True)
 
     mock = httpx.MockTransport(lambda request: httpx.Response(200, stream=Stream()))
-    llm = sg.LLM.from_backend(sg.OpenAICompatibleBackend("http://engine.test", async_transport=mock))
+    llm = sg.LLM.from_backend(sg.OpenAICompatibleBackend("http://engine.test", async_transport=mock, transport=_NONE))
     parts = [p async for p in llm.astream(Trip, "Plan a trip.")]
     assert parts[0] == Trip.model_construct(origin="Paris") and parts[-1] == Trip(origin="Paris", destination="Rome")
     assert llm.last_usage is not None and llm.last_usage.attempts == 1

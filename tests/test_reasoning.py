@@ -272,7 +272,16 @@ def test_reasoning_on_llama_server_and_its_chat_endpoint(smol: sg.LLM) -> None:
         streamed = list(remote.stream(Person, "Bob is 40.", reasoning=16))
         assert isinstance(streamed[0], sg.ReasoningDelta) and isinstance(streamed[-1], Person)
 
-        chat = sg.LLM(backend=sg.OpenAICompatibleBackend(url))
+        # /v1/completions with the prompt rendered here: the same two requests, the same answer.
+        v1 = sg.LLM(backend=sg.OpenAICompatibleBackend(url)).run(Person, "Alice turned 31 last week.", reasoning=24)
+        assert (v1.reasoning, v1.value, v1.usage.reasoning_tokens) == (there.reasoning, there.value,
+                                                                       there.usage.reasoning_tokens)
+
+        class ServerRendered(sg.OpenAICompatibleBackend):  # as where the server tells no template
+            def _prompt_template(self) -> Any:
+                return None
+
+        chat = sg.LLM(backend=ServerRendered(url))
         answer = chat.run(Person, "Alice turned 31 last week.", reasoning=24)
         assert answer.value.age == 31 and "think>" not in answer.text
         assert len(answer.reasoning) <= 4 * 24  # bounded in characters by the grammar

@@ -190,30 +190,41 @@ def openai_remote(server_url: str) -> sg.LLM:
     return sg.LLM.from_backend(backend, max_tokens=120, max_retries=0)
 
 
-def test_generate_through_the_chat_endpoint(openai_remote: sg.LLM, remote: sg.LLM) -> None:
+class ServerRendered(sg.OpenAICompatibleBackend):
+    """The path of a llama-server that tells no chat template: the server renders the messages
+    (``/v1/chat/completions``)."""
+
+    def _prompt_template(self) -> Any:
+        return None
+
+
+def test_generate_through_the_v1_endpoints(openai_remote: sg.LLM, remote: sg.LLM, server_url: str) -> None:
     result = openai_remote.run(City, LISBON)
     assert result.value == City(city="Lisbon", country="Portugal")
-    # The same template, grammar and greedy sampling as /completion: the same answer.
+    # The same template, grammar and greedy sampling as /completion: the same answer, through
+    # /v1/completions (the prompt rendered here) and through /v1/chat/completions.
     assert result.text == remote.run(City, LISBON).text
+    chat = sg.LLM.from_backend(ServerRendered(server_url), max_tokens=120, max_retries=0)
+    assert chat.run(City, LISBON).text == result.text
     usage = result.usage
     assert usage.prompt_tokens > 10 and usage.sampled_tokens > 0 and usage.model_seconds > 0
     again = openai_remote.run(City, LISBON)
     assert again.text == result.text and again.usage.cached_prompt_tokens > 0
 
 
-def test_stream_through_the_chat_endpoint(openai_remote: sg.LLM) -> None:
+def test_stream_through_the_v1_endpoint(openai_remote: sg.LLM) -> None:
     parts = list(openai_remote.stream(Trip, "Plan a trip from Paris to Rome."))
     assert len(parts) >= 2 and isinstance(parts[-1], Trip)
     assert parts[0].model_fields_set == {"origin"}  # a partial: the first field alone
     assert openai_remote.generate(int, "Extract the year: 'The war ended in 1945.'") == 1945
 
 
-@pytest.mark.parametrize("kind", ["completion", "chat"])
+@pytest.mark.parametrize("kind", ["completion", "v1", "chat"])
 async def test_concurrent_agenerate_on_one_server(kind: str, server_url: str) -> None:
     """Several tasks share one backend: each gets its own answer (the one generate gives), and
     no thread is started — the requests are asyncio I/O on the pooled client."""
-    backend: Any = (sg.LlamaServerBackend(server_url) if kind == "completion"
-                    else sg.OpenAICompatibleBackend(server_url))
+    backends = {"completion": sg.LlamaServerBackend, "v1": sg.OpenAICompatibleBackend, "chat": ServerRendered}
+    backend: Any = backends[kind](server_url)
     llm = sg.LLM.from_backend(backend, max_tokens=60, max_retries=0)
     places = ["Paris, France", "Rome, Italy", "Oslo, Norway"]
     prompts = [f"Extract the place: I flew to {p}." for p in places]
@@ -226,7 +237,7 @@ async def test_concurrent_agenerate_on_one_server(kind: str, server_url: str) ->
     await backend.aclose()
 
 
-def test_tool_calls_through_the_chat_endpoint(openai_remote: sg.LLM) -> None:
+def test_tool_calls_through_the_v1_endpoint(openai_remote: sg.LLM) -> None:
     def get_weather(city: str) -> str:
         """Get the current weather in a city."""
         return f"sunny in {city}"
@@ -235,14 +246,15 @@ def test_tool_calls_through_the_chat_endpoint(openai_remote: sg.LLM) -> None:
     assert [c.name for c in turn.calls] == ["get_weather"] and turn.calls[0].arguments.city == "Paris"
 
 
-def test_the_chat_endpoint_translates_errors(server_url: str) -> None:
-    backend = sg.OpenAICompatibleBackend(server_url)
+@pytest.mark.parametrize(("kind", "path"), [("v1", "/v1/completions"), ("chat", "/v1/chat/completions")])
+def test_the_v1_endpoints_translate_errors(server_url: str, kind: str, path: str) -> None:
+    backend = sg.OpenAICompatibleBackend(server_url) if kind == "v1" else ServerRendered(server_url)
     bad = CompletionRequest(messages=(sg.Message("user", "hi"),), gbnf='root ::= ("a"')
     with pytest.raises(GrammarError, match="rejected the grammar") as caught:
         list(backend.complete(bad))
     cause = caught.value.__cause__
     assert isinstance(cause, BackendError) and cause.status == 400
-    assert cause.url == f"{server_url}/v1/chat/completions"
+    assert cause.url == f"{server_url}{path}"
     renamed = CompletionRequest(messages=(sg.Message("user", "Say yes."),),
                                    gbnf='answer ::= "yes"\n', root="answer")
     assert "".join(e.text for e in backend.complete(renamed) if isinstance(e, sg.TextDelta)) == "yes"
@@ -269,4 +281,4 @@ def test_an_api_key_and_a_server_that_dies_mid_stream() -> None:
         with pytest.raises(BackendError, match="broke off") as died:
             for _ in events:
                 pass
-        assert died.value.url == f"{url}/v1/chat/completions" and KEY not in str(died.value)
+        assert died.value.url == f"{url}/v1/completions" and KEY not in str(died.value)
