@@ -391,25 +391,6 @@ def test_an_empty_trigger_is_no_laziness_at_all() -> None:
     assert "response_format" not in body and body["ebnf"].startswith("root ::=")
 
 
-def test_the_structural_tags_compile_and_match_in_xgrammar_where_it_is_installed() -> None:
-    xgr = pytest.importorskip("xgrammar")
-    compiler = xgr.GrammarCompiler(xgr.TokenizerInfo([]), cache_enabled=False)
-    grammar, _ = HERMES_FORMAT.grammar(TOOLS, max_calls=2, lazy=True)
-    tag = structural_tag(grammar.gbnf, grammar.root, HERMES_FORMAT.triggers(TOOLS), "x")
-    compiled = compiler.compile_grammar(xgr.Grammar.from_structural_tag(json.dumps(tag)))
-
-    def accepts(text: str) -> bool:
-        matcher = xgr.GrammarMatcher(compiled, terminate_without_stop_token=True)
-        return bool(matcher.accept_string(text)) and matcher.is_terminated()
-
-    assert accepts('Sure.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>')
-    assert accepts("No tool: it is 4.")
-    assert not accepts('<tool_call>\n{"name": "nope", "arguments": {}}\n</tool_call>')
-
-
-# -- the engines' documented request schemas (see the module doc) ---------------------------------
-
-
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
