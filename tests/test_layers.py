@@ -37,7 +37,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_instances",),
     ("_backends._seam", "_backends._choices"),
     ("_backends._answer_check", "_backends._scripted", "_backends._section_grammar",
-     "_backends._template_options"),
+     "_backends._template_options", "_backends._template_files"),
     ("_backends.llamacpp", "_backends.server"),
     ("_backends",),
     ("_generate",),

@@ -3,23 +3,18 @@ or the one ``chat_template=`` names (:func:`read_chat_template`)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from ..._errors import BackendError
-from ..._llama_log import silence_llama_logs
 from .._seam import Message
+from .._template_files import ChatTemplateChoice, read_named_template
 from ._vocab import VocabTables
 
 #: What a model without a chat template is given: each message as ``role: content``.
 PLAIN_FALLBACK = "plain `role: content` text"
 
-ChatTemplateChoice = str | os.PathLike[str]
-"""``chat_template=``: the Jinja source itself, or the path of a ``.jinja`` file or of a GGUF file
-whose ``tokenizer.chat_template`` is read."""
 
 
 class ChatTemplate:
@@ -80,47 +75,11 @@ class TemplateText(str):
 
 
 def read_chat_template(choice: ChatTemplateChoice) -> TemplateText:
-    """The Jinja source ``chat_template=`` names: a string holding ``{{`` or ``{%`` is the source
-    itself; anything else is a path, of a GGUF file (its ``tokenizer.chat_template``, read
-    without loading the weights) or of a text file (a ``.jinja`` file)."""
+    """The Jinja source ``chat_template=`` names: the source itself, or a GGUF file's
+    ``tokenizer.chat_template`` (read without the weights), or a text file (``_template_files``)."""
     if isinstance(choice, TemplateText):
         return choice
-    if isinstance(choice, str) and ("{{" in choice or "{%" in choice):
-        return TemplateText(choice)
-    if not isinstance(choice, (str, os.PathLike)):
-        raise TypeError(f"chat_template must be a template or a path, not {type(choice).__name__}")
-    path = Path(choice).expanduser()
-    if not path.is_file():
-        raise ValueError(
-            f"chat_template is neither a Jinja template (it has no {{{{ or {{%) nor a file: {str(choice)!r}"
-        )
-    with path.open("rb") as f:
-        gguf = f.read(4) == b"GGUF"
-    if gguf:
-        template = _gguf_chat_template(path)
-        if not template:
-            raise ValueError(f"chat_template: {path} has no chat template (tokenizer.chat_template)")
-        return TemplateText(template)
-    try:
-        return TemplateText(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as e:
-        raise ValueError(f"chat_template: cannot read {path}: {e}") from e
-
-
-def _gguf_chat_template(path: Path) -> str | None:
-    """A GGUF file's ``tokenizer.chat_template``, read with its vocabulary only (no weights)."""
-    silence_llama_logs()
-    import llama_cpp
-
-    try:
-        llama = llama_cpp.Llama(str(path), vocab_only=True, verbose=False)
-    except Exception as e:
-        raise ValueError(f"chat_template: llama.cpp cannot read {path}: {e}") from e
-    try:
-        template = llama.metadata.get("tokenizer.chat_template")
-    finally:
-        llama.close()
-    return template if isinstance(template, str) and template else None
+    return TemplateText(read_named_template(choice).text)
 
 
 __all__ = [

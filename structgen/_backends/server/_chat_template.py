@@ -24,18 +24,13 @@ also the text llama-server's own ``/apply-template`` gives (checked in the tests
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from ..._errors import BackendError
 from .._seam import Message
-
-ChatTemplateChoice = Union[str, "os.PathLike[str]"]
-"""``chat_template=``: the Jinja source itself (a string holding ``{{`` or ``{%``), or the path
-of a ``.jinja`` (text) file or of a GGUF file whose ``tokenizer.chat_template`` is read."""
+from .._template_files import ChatTemplateChoice, read_named_template
 
 TemplateSource = Literal["gguf", "user", "server", "none", "unknown"]
 """Where a backend's chat template came from, coarsely: the caller's ``chat_template=``
@@ -58,50 +53,8 @@ class KnownTemplate:
 
 def read_chat_template(choice: ChatTemplateChoice) -> KnownTemplate:
     """The template ``chat_template=`` names (see :data:`ChatTemplateChoice`), or a clear error."""
-    if isinstance(choice, str) and ("{{" in choice or "{%" in choice):
-        return KnownTemplate(choice, "user", "chat_template= (the Jinja source)")
-    if not isinstance(choice, (str, os.PathLike)):
-        raise TypeError(f"chat_template must be a Jinja template or a path, not {type(choice).__name__}")
-    path = Path(choice).expanduser()
-    if not path.is_file():
-        raise ValueError(
-            f"chat_template is neither a Jinja template (it has no {{{{ or {{%) nor a file: {str(choice)!r}"
-        )
-    with path.open("rb") as f:
-        gguf = f.read(4) == b"GGUF"
-    if gguf:
-        text, bos, eos = _from_gguf(path)
-        return KnownTemplate(text, "user", f"chat_template={str(path)!r} (a GGUF file)", bos, eos)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ValueError(f"chat_template: cannot read {path}: {e}") from e
-    if not text.strip():
-        raise ValueError(f"chat_template: {path} is empty")
-    return KnownTemplate(text, "user", f"chat_template={str(path)!r}")
-
-
-def _from_gguf(path: Path) -> tuple[str, str, str]:
-    """A GGUF file's ``tokenizer.chat_template`` and the texts of its BOS and EOS tokens, read
-    with its vocabulary only (no weights)."""
-    from ..._llama_log import silence_llama_logs
-
-    silence_llama_logs()
-    import llama_cpp
-
-    try:
-        llama = llama_cpp.Llama(str(path), vocab_only=True, verbose=False)
-    except Exception as e:
-        raise ValueError(f"chat_template: llama.cpp cannot read {path}: {e}") from e
-    try:
-        template = llama.metadata.get("tokenizer.chat_template")
-        bos = llama.detokenize([llama.token_bos()], special=True).decode("utf-8", "replace")
-        eos = llama.detokenize([llama.token_eos()], special=True).decode("utf-8", "replace")
-    finally:
-        llama.close()
-    if not isinstance(template, str) or not template:
-        raise ValueError(f"chat_template: {path} has no chat template (tokenizer.chat_template)")
-    return template, bos, eos
+    named = read_named_template(choice)
+    return KnownTemplate(named.text, "user", named.detail, named.bos, named.eos)
 
 
 def from_props(props: Mapping[str, Any]) -> KnownTemplate | None:
