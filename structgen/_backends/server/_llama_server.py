@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import PurePath
 from typing import Any
@@ -160,31 +160,8 @@ class LlamaServerBackend(HttpBackend):
         return finish(self._http.run(self._score_flow(request)))
 
     def _score_flow(self, request: ScoreRequest) -> Flow[None, tuple[Score, ...]]:
-        scores = []
-        for text in request.continuations:
-            if not text:
-                scores.append(Score(0.0, 0))
-                continue
-            reply = yield from self._http.post("/tokenize", {"content": text, "add_special": False, "with_pieces": True})
-            tokens = reply.get("tokens")
-            if not isinstance(tokens, list) or not tokens or not all(isinstance(t, dict) for t in tokens):
-                raise self._http.broken("/tokenize", "sent no tokens")
-            try:
-                reply = yield from self._http.post("/completion", {
-                    "prompt": request.context,
-                    "grammar": _spelled(tokens),
-                    "n_predict": 2 * len(tokens) + 1,
-                    "n_probs": 1,
-                    "temperature": 0.0,
-                    "cache_prompt": True,
-                })
-            except GrammarError as error:
-                raise self._http.broken("/completion", f"cannot score text: {_TOKEN_SYNTAX}") from error
-            logprob = _logprob_of(reply.get("completion_probabilities"), len(text.encode()))
-            if logprob is None:
-                raise self._http.broken("/completion", f"did not generate the text it was held to: {_TOKEN_SYNTAX}")
-            scores.append(Score(logprob, len(tokens)))
-        return tuple(scores)
+        return (yield from spelled_scores(
+            self._http, request, "/completion", "n_predict", {}, lambda reply: reply.get("completion_probabilities")))
 
     # -- the request and its answer ---------------------------------------------------------
 
@@ -261,6 +238,36 @@ class _Reader:
             total_seconds=time.perf_counter() - self.started,
             attempts=1,
         )
+
+
+def spelled_scores(
+    http: Any, request: ScoreRequest, path: str, limit: str, extra: dict[str, Any],
+    logprobs: Callable[[dict[str, Any]], Any],
+) -> Flow[None, tuple[Score, ...]]:
+    """Each continuation's log-likelihood right after ``request.context`` on a llama.cpp server:
+    its tokens as the server's tokenizer spells the text alone (``/tokenize``), then a completion
+    at ``path`` held to exactly those tokens by a grammar, ``limit`` naming its token budget,
+    with ``extra`` fields; ``logprobs`` finds the per-token probabilities in the reply."""
+    scores = []
+    for text in request.continuations:
+        if not text:
+            scores.append(Score(0.0, 0))
+            continue
+        reply = yield from http.post("/tokenize", {"content": text, "add_special": False, "with_pieces": True})
+        tokens = reply.get("tokens")
+        if not isinstance(tokens, list) or not tokens or not all(isinstance(t, dict) for t in tokens):
+            raise http.broken("/tokenize", "sent no tokens")
+        body = {"prompt": request.context, "grammar": _spelled(tokens), limit: 2 * len(tokens) + 1, "n_probs": 1,
+                "temperature": 0.0, "cache_prompt": True, **extra}
+        try:
+            reply = yield from http.post(path, body)
+        except GrammarError as error:
+            raise http.broken(path, f"cannot score text: {_TOKEN_SYNTAX}") from error
+        logprob = _logprob_of(logprobs(reply), len(text.encode()))
+        if logprob is None:
+            raise http.broken(path, f"did not generate the text it was held to: {_TOKEN_SYNTAX}")
+        scores.append(Score(logprob, len(tokens)))
+    return tuple(scores)
 
 
 def _spelled(tokens: list[dict[str, Any]]) -> str:

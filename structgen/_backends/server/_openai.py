@@ -64,7 +64,7 @@ from typing import Any, Literal
 
 import httpx
 
-from ..._errors import BackendError, GrammarError
+from ..._errors import BackendError
 from ..._resume import finish
 from .._section_grammar import SectionReader, section_grammar
 from .._seam import (
@@ -78,7 +78,7 @@ from ._chat_template import (
 from ._http import (
     _BACKOFF_SECONDS, DEFAULT_RETRIES, DEFAULT_TIMEOUT, Flow, HttpBackend, HttpSession, Timeout, _never_arrived, rooted,
 )
-from ._llama_server import _TOKEN_SYNTAX, _logprob_of, _spelled
+from ._llama_server import spelled_scores
 from ._structural_tag import structural_tag, with_section
 
 Engine = Literal["llama-server", "vllm", "vllm-legacy", "sglang"]
@@ -265,33 +265,8 @@ class OpenAICompatibleBackend(HttpBackend):
         return finish(self._http.run(self._score_flow(request)))
 
     def _score_flow(self, request: ScoreRequest) -> Flow[None, tuple[Score, ...]]:
-        scores = []
-        for text in request.continuations:
-            if not text:
-                scores.append(Score(0.0, 0))
-                continue
-            reply = yield from self._http.post("/tokenize", {"content": text, "add_special": False, "with_pieces": True})
-            tokens = reply.get("tokens")
-            if not isinstance(tokens, list) or not tokens or not all(isinstance(t, dict) for t in tokens):
-                raise self._http.broken("/tokenize", "sent no tokens")
-            body = {
-                "prompt": request.context, "grammar": _spelled(tokens), "max_tokens": 2 * len(tokens) + 1,
-                "n_probs": 1, "temperature": 0.0, "cache_prompt": True,
-            }
-            if self.model is not None:
-                body["model"] = self.model
-            try:
-                reply = yield from self._http.post(_COMPLETIONS, body)
-            except GrammarError as error:
-                raise self._http.broken(_COMPLETIONS, f"cannot score text: {_TOKEN_SYNTAX}") from error
-            choices = reply.get("choices")
-            first = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
-            steps = (first.get("logprobs") or {}).get("content") if isinstance(first.get("logprobs"), dict) else None
-            logprob = _logprob_of(steps, len(text.encode()))
-            if logprob is None:
-                raise self._http.broken(_COMPLETIONS, f"did not generate the text it was held to: {_TOKEN_SYNTAX}")
-            scores.append(Score(logprob, len(tokens)))
-        return tuple(scores)
+        extra = {} if self.model is None else {"model": self.model}
+        return (yield from spelled_scores(self._http, request, _COMPLETIONS, "max_tokens", extra, _choice_logprobs))
 
     # -- the seam -------------------------------------------------------------------------
 
@@ -579,6 +554,13 @@ class _ChunkReader:
             total_seconds=time.perf_counter() - self.started,
             attempts=1,
         )
+
+
+def _choice_logprobs(reply: dict[str, Any]) -> Any:
+    """The per-token probabilities of an OpenAI-style completion's first choice."""
+    choices = reply.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
+    return (first.get("logprobs") or {}).get("content") if isinstance(first.get("logprobs"), dict) else None
 
 
 __all__ = ["Engine", "OpenAICompatibleBackend"]
