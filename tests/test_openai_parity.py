@@ -127,8 +127,8 @@ def test_typed_answers_are_the_same(server_url: str, both: dict[str, sg.LLM], ou
 
 
 REQUESTS = [
-    "What's the weather in Lisbon right now?",
-    "How much is 120 US dollars in euros?",
+    "What is the weather in Paris?",
+    "Convert 120 US dollars to euros.",
     "What time is it in Tokyo, and what's the weather in Rome?",
     "Write a haiku about autumn.",
 ]
@@ -142,5 +142,5 @@ def test_tool_calls_are_the_same(server_url: str, both: dict[str, sg.LLM], reque
         turn = llm.call_tools(request_text, TOOLS)
         turns[name] = ([(c.name, json.dumps(c.arguments.model_dump())) for c in turn.calls], turn.text)
     assert turns["openai"] == turns["llama-server"]
-    if request_text.startswith("What's the weather"):
-        assert turns["openai"][0] == [("get_weather", '{"city": "Lisbon"}')]
+    if request_text == REQUESTS[0]:  # calls, not only replies in words, are compared
+        assert turns["openai"][0] == [("get_weather", '{"city": "Paris"}')]
