@@ -107,7 +107,8 @@ class OpenAICompatibleBackend(HttpBackend):
     doc); ``model`` is sent as the request's model (servers of a single model need none).
     ``chat_template`` is the model's chat template where the server does not tell it (the
     Jinja source, or the path of a ``.jinja`` file or of a GGUF file); where neither says,
-    the backend warns once and assumes the model has none. ``template_source`` says where the
+    the backend warns once and assumes the model has none. The server is asked (a blocking
+    ``GET``, once) the first time the template is needed. ``template_source`` says where the
     template came from (``"GET /props"``, ``"chat_template='qwen.gguf' (a GGUF file)"``, ...),
     ``chat_template_source`` the same coarsely ("user", "server" or "none").
 
