@@ -15,6 +15,7 @@ from ._errors import (
     GenerationError,
     GrammarError,
     IncompleteOutputError,
+    JobError,
     MCPServerError,
     MCPToolError,
     MaxRoundsError,
@@ -33,6 +34,7 @@ from ._errors import (
 from ._backends._seam import Message, ReasoningDelta, TextDelta, Usage
 from ._backends.llamacpp import LlamaCppBackend
 from ._backends.server import LlamaServerBackend, OpenAICompatibleBackend
+from ._extract import ExtractFailure, ExtractProgress, ExtractRecord, aextract, extract
 from ._generate import Refusal, Result, structured
 from ._generate._attempts import SamplingOptions
 from ._generate._generation import GenerateOptions, PromptOptions
@@ -52,6 +54,9 @@ __all__ = [
     "ArgumentsDelta",
     "BackendError",
     "ConverterCacheInfo",
+    "ExtractFailure",
+    "ExtractProgress",
+    "ExtractRecord",
     "GenerateOptions",
     "GenerationError",
     "Grammar",
@@ -59,6 +64,7 @@ __all__ = [
     "GrammarError",
     "GrammarOptions",
     "IncompleteOutputError",
+    "JobError",
     "LLM",
     "LlamaCppBackend",
     "LlamaServerBackend",
@@ -98,7 +104,9 @@ __all__ = [
     "UnsupportedSchemaError",
     "Usage",
     "ValidatorError",
+    "aextract",
     "default_model_path",
+    "extract",
     "json_schema_to_gbnf",
     "policy",
     "structured",
