@@ -15,6 +15,7 @@ from ._errors import (
     GenerationError,
     GrammarError,
     IncompleteOutputError,
+    JobError,
     MCPServerError,
     MCPToolError,
     MaxRoundsError,
@@ -33,6 +34,7 @@ from ._errors import (
 from ._backends._seam import Message, ReasoningDelta, TextDelta, Usage
 from ._backends.llamacpp import LlamaCppBackend, LlamaOptions
 from ._backends.server import LlamaServerBackend, OpenAICompatibleBackend
+from ._extract import ExtractFailure, ExtractProgress, ExtractRecord, aextract, extract
 from ._generate import Refusal, Result, structured
 from ._generate._attempts import SamplingOptions
 from ._generate._generation import GenerateOptions, PromptOptions
@@ -53,6 +55,9 @@ __all__ = [
     "ArgumentsDelta",
     "BackendError",
     "ConverterCacheInfo",
+    "ExtractFailure",
+    "ExtractProgress",
+    "ExtractRecord",
     "GenerateOptions",
     "GenerationError",
     "Grammar",
@@ -60,6 +65,7 @@ __all__ = [
     "GrammarError",
     "GrammarOptions",
     "IncompleteOutputError",
+    "JobError",
     "LLM",
     "LlamaCppBackend",
     "LlamaOptions",
@@ -101,7 +107,9 @@ __all__ = [
     "UnsupportedSchemaError",
     "Usage",
     "ValidatorError",
+    "aextract",
     "default_model_path",
+    "extract",
     "json_schema_to_gbnf",
     "policy",
     "structured",

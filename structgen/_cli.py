@@ -10,7 +10,7 @@ import importlib
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, get_args
 
@@ -223,12 +223,26 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from ._types import type_adapter
 
     output_type = load_target(args.target)
-    llm = LLM(args.model, seed=args.seed)
+    llm = LLM(args.model, seed=args.seed, **_llama_options(args))
     value = llm.generate(output_type, args.prompt, system=args.system,
                          max_tokens=args.max_tokens, temperature=args.temperature)
     dumped = type_adapter(output_type).dump_python(value, mode="json")
     print(json.dumps(dumped, indent=args.indent, ensure_ascii=False))
     return EXIT_OK
+
+
+#: The LLM constructor's llama.cpp keywords that are flags (the in-process model's settings).
+LLAMA_FLAGS = ("n_ctx", "n_threads", "n_threads_batch", "n_batch", "lookahead", "prompt_cache_bytes",
+               "grammar_step_seconds", "n_gpu_layers")
+
+
+_LLAMA_FLAG_NAMES = {"n_threads": "--threads", "n_threads_batch": "--threads-batch"}
+
+
+def _llama_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The in-process model's settings given on the command line (the others: LLM's defaults)."""
+    given = {name: getattr(args, name, None) for name in LLAMA_FLAGS}
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
@@ -239,28 +253,41 @@ def cmd_extract(args: argparse.Namespace) -> int:
         return _run_extract(args, job)
     except ex.JobError as e:
         raise CliError(str(e)) from e
-    except KeyboardInterrupt:  # a second Ctrl-C, or one before the run began
+    except KeyboardInterrupt:  # a second Ctrl-C, while the first was stopping the run
         _to_stderr(f"extract: aborted; the records finished so far are in {job.output_path}; "
                    "rerun the same command to resume")
         return 130
 
 
+#: How the command line spells the options of an extract job (in its messages).
+EXTRACT_FLAGS = {
+    "documents": "--input", "output": "--output", "prompt": "--prompt", "text_field": "--field",
+    "id_field": "--id-field", "input_format": "--input-format", "retry_errors": "--retry-errors",
+    "keep_reasoning": "--keep-reasoning", "concurrency": "--concurrency",
+}
+
+
 def _extract_job(args: argparse.Namespace) -> Any:
     from ._extract import ExtractJob
+    from ._generate._generation import GenerateOptions
 
     if args.backend is not None and args.model is not None:
         raise CliError("give --model (in-process) or --backend (a server), not both")
+    if args.backend is not None and _llama_options(args):
+        flags = ", ".join(_LLAMA_FLAG_NAMES.get(name, "--" + name.replace("_", "-"))
+                          for name in _llama_options(args))
+        raise CliError(f"{flags}: settings of the in-process model, not of a server (--backend)")
     if args.max_retries < 0:
         raise CliError(f"--max-retries must be at least 0, not {args.max_retries}")
     if args.keep_reasoning and args.reasoning is None:
         raise CliError("--keep-reasoning needs --reasoning N (a budget of tokens)")
+    options = GenerateOptions(system=args.system, max_tokens=args.max_tokens, max_retries=args.max_retries,
+                              temperature=args.temperature, seed=args.seed, reasoning=args.reasoning)
     return ExtractJob(
         load_target(args.target), Path(args.input), Path(args.output), text_field=args.field,
         id_field=args.id_field, input_format=_input_format(args), prompt=_prompt(args),
-        system=args.system, concurrency=args.concurrency, retry_errors=args.retry_errors,
-        max_tokens=args.max_tokens, max_retries=args.max_retries,
-        temperature=args.temperature, seed=args.seed, reasoning=args.reasoning,
-        keep_reasoning=args.keep_reasoning,
+        concurrency=args.concurrency, retry_errors=args.retry_errors,
+        keep_reasoning=args.keep_reasoning, options=options, names=EXTRACT_FLAGS,
     )
 
 
@@ -273,18 +300,60 @@ def _run_extract(args: argparse.Namespace, job: Any) -> int:
     say(ex.describe(plan))
     if not plan.todo:
         say(ex.nothing_to_do(plan))
-        return ex.exit_status(ex.idle_summary(plan))
+        return ex.exit_status(ex.summary(plan))
     progress = None if args.quiet else ex.Progress(
         sys.stderr, total=plan.total, already=len(plan.skip), errors=plan.done_errors,
         tty=sys.stderr.isatty() and os.environ.get("TERM") != "dumb",
     )
-    with _extract_llm(args) as llm:
-        summary = ex.run_extract(llm, plan, progress=progress)
+    counts = ex.Counts()
+    run = ex.records(plan, _extract_lanes(args), counts=counts, bar=progress, close_lanes=True)
+    signum, failure = run_to_end(run, counts)
+    summary = ex.summary(plan, counts, interrupted=signum is not None, signum=signum or 0, failure=failure)
     if summary.failure is not None:
         _to_stderr(f"structgen extract: error: {type(summary.failure).__name__}: "
                    f"{str(summary.failure).splitlines()[0]}")
     say(ex.report(summary, job))
     return ex.exit_status(summary)
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the main thread waits, as Ctrl-C raises KeyboardInterrupt."""
+
+
+def run_to_end(run: Iterator[Any], counts: Any) -> tuple[int | None, Any]:
+    """Drain ``run`` (an extract run's records); (the signal that stopped it, None when it ran
+    to its end; the backend failure that ended it, if one did). The first Ctrl-C (SIGINT) or
+    SIGTERM stops the run cleanly: documents in flight are cancelled and everything finished
+    is on disk; a second one acts as usual, at once (a KeyboardInterrupt, or the end of the
+    process). Only the main thread hears signals; elsewhere they act as usual."""
+    import signal
+
+    from ._errors import BackendError
+
+    def terminated(signum: int, frame: Any) -> None:
+        signal.signal(signal.SIGTERM, previous)  # the next one acts as usual
+        raise _Terminated()
+
+    try:
+        previous: Any = signal.signal(signal.SIGTERM, terminated)
+    except ValueError:  # not the main thread
+        previous = None
+    try:
+        for _ in run:
+            pass
+    except KeyboardInterrupt as stop:
+        close = getattr(run, "close", None)
+        if close is not None:
+            close()  # if the signal came between two records: the run stops here
+        if not counts.settled:  # a second signal while the first was stopping the run
+            raise
+        return (signal.SIGTERM if isinstance(stop, _Terminated) else signal.SIGINT), None
+    except BackendError as failure:
+        return None, failure
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    return None, None
 
 
 def _to_stderr(line: str) -> None:
@@ -306,14 +375,17 @@ def _input_format(args: argparse.Namespace) -> Any:
     return "text" if Path(args.input).suffix.lower() == ".txt" else "jsonl"
 
 
-def _extract_llm(args: argparse.Namespace) -> Any:
-    """The in-process model, or an LLM on the server at --backend."""
+def _extract_lanes(args: argparse.Namespace) -> Callable[[], list[Any]]:
+    """What loads the models of the run: in-process, one per lane (``lane_plan``: N documents at
+    once on up to one model per core), or an LLM on the server at --backend."""
+    from . import _extract as ex
     from ._llm import LLM
 
     if args.backend is None:
-        # Documents in flight at once are decoded together, one sequence each.
-        sequences = args.concurrency if args.concurrency > 1 else None
-        return LLM(args.model, seed=args.seed, n_threads=args.threads, sequences=sequences)
+        options = _llama_options(args)
+        lanes = ex.lane_plan(args.concurrency, threads=options.pop("n_threads", None),
+                             threads_batch=options.pop("n_threads_batch", None))
+        return lambda: ex.load_lanes(args.model, lanes, seed=args.seed, **options)
     api_key = os.environ.get(args.api_key_env) or None
     backend: Any
     if args.engine == "llama-server":
@@ -326,7 +398,7 @@ def _extract_llm(args: argparse.Namespace) -> Any:
         engine: Any = "llama-server" if args.engine == "openai" else args.engine
         backend = OpenAICompatibleBackend(args.backend, engine=engine, model=args.served_model,
                                           api_key=api_key)
-    return LLM.from_backend(backend, seed=args.seed)
+    return lambda: [LLM.from_backend(backend, seed=args.seed)]
 
 
 # ---------------------------------------------------------------- parser
@@ -495,14 +567,17 @@ def build_parser() -> argparse.ArgumentParser:
                                         "grammar, validate it with Pydantic and print it.")
     p.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
     p.add_argument("prompt", metavar="PROMPT", help="the user message")
-    p.add_argument("--model", default=None, metavar="PATH",
-                   help="a GGUF model file (default: $STRUCTGEN_MODEL or SmolLM2-135M-Instruct)")
     p.add_argument("--max-tokens", type=_positive, default=512, metavar="N",
                    help="token budget of the answer (default 512)")
     p.add_argument("--system", default=None, help="a system message")
     p.add_argument("--temperature", type=float, default=0.0, help="0 is greedy (default)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     p.add_argument("--indent", type=int, default=None, help="indent the JSON output")
+    m = p.add_argument_group("model")
+    m.add_argument("--model", default=None, metavar="PATH",
+                   help="a GGUF model file (default: $STRUCTGEN_MODEL or SmolLM2-135M-Instruct)")
+    _add_llama_flags(m, threads="CPU threads for single tokens and batches (default: one per physical core "
+                                "for single tokens, every usable CPU for batches)")
     p.set_defaults(run=cmd_generate)
     _add_extract_parser(commands)
     return parser
@@ -545,14 +620,17 @@ def _add_extract_parser(commands: Any) -> None:
                    help="run the documents whose record is an error again (their old records "
                         "are removed first)")
     p.add_argument("--concurrency", type=_positive, default=1, metavar="N",
-                   help="documents in flight at once (default 1); in-process, decoded together")
+                   help="documents in flight at once (default 1); in-process, spread over up to one "
+                        "model per core, each decoding its share together")
     p.add_argument("--quiet", action="store_true",
                    help="no progress or summary on stderr (errors still)")
     m = p.add_argument_group("model (in-process by default)")
     m.add_argument("--model", default=None, metavar="PATH",
                    help="a GGUF model file (default: $STRUCTGEN_MODEL or SmolLM2-135M-Instruct)")
-    m.add_argument("--threads", type=_positive, default=None, metavar="N",
-                   help="CPU threads of the in-process model (default: llama.cpp's)")
+    _add_llama_flags(m, threads="CPU threads of each model in-process (default: one document at a time "
+                                "gets one per physical core; with --concurrency N the cores are shared "
+                                "among up to N models, one or more each); also for batches unless "
+                                "--threads-batch")
     m.add_argument("--backend", default=None, metavar="URL",
                    help="a running server instead of an in-process model")
     m.add_argument("--engine", default="llama-server",
@@ -578,6 +656,47 @@ def _add_extract_parser(commands: Any) -> None:
     g.add_argument("--keep-reasoning", action="store_true",
                    help="write what the model thought into each record (\"reasoning\")")
     p.set_defaults(run=cmd_extract)
+
+
+def _count_flag(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    return value
+
+
+def _add_llama_flags(group: Any, *, threads: str) -> None:
+    """The in-process model's settings: the llama.cpp keywords of the LLM constructor."""
+    group.add_argument("--n-ctx", type=_positive, default=None, metavar="N",
+                       help="context window in tokens, of each document in flight (default 4096)")
+    group.add_argument("--threads", dest="n_threads", type=_positive, default=None, metavar="N", help=threads)
+    group.add_argument("--threads-batch", dest="n_threads_batch", type=_positive, default=None, metavar="N",
+                       help="CPU threads for batches (the prompt, forced text, several documents)")
+    group.add_argument("--n-batch", type=_positive, default=None, metavar="N",
+                       help="most tokens one llama_decode call evaluates (default 512)")
+    group.add_argument("--lookahead", type=_count_flag, default=None, metavar="N",
+                       help="tokens guessed by prompt lookup after each sampled token (default 8; 0: none)")
+    group.add_argument("--prompt-cache-bytes", type=_count_flag, default=None, metavar="N",
+                       help="host memory for earlier prompts' KV states (default 256 MiB; 0: only the "
+                            "previous call's)")
+    group.add_argument("--grammar-step-seconds", type=_seconds, default=None, metavar="S",
+                       help="CPU seconds one step of llama.cpp's grammar sampler may take before the "
+                            "generation fails with SlowGrammarError (default 20)")
+    group.add_argument("--n-gpu-layers", type=int, default=None, metavar="N",
+                       help="layers offloaded to the GPU (-1: all; a GPU build of llama-cpp-python)")
 
 
 def _extract_default_prompt() -> str:

@@ -12,6 +12,7 @@ Every error structgen raises on purpose derives from :class:`StructgenError`::
     ├── BackendError              the backend failed (foreign errors wrapped; ``.url``, ``.status``), a prompt too long, a closed model
     ├── MCPServerError            an MCP server not connected, unreachable, or gone mid-run (``.server``, ``.messages``)
     ├── MCPToolError              an MCP server's tool answered an error (``.tool``, ``.code``); fed back in a run
+    ├── JobError                  a bulk extraction that cannot run: its input, output or prompt (``.option``, ``.path``, ``.line``)
     └── GenerationError           generation ended without a valid instance
         ├── IncompleteOutputError   max_tokens (or the context window) ran out before the grammar completed
         ├── RefusalError            the model took the refusal branch (``.reason``)
@@ -33,6 +34,7 @@ __all__ = [
     "GenerationError",
     "GrammarError",
     "IncompleteOutputError",
+    "JobError",
     "MCPServerError",
     "MCPToolError",
     "MaxRoundsError",
@@ -154,6 +156,27 @@ class MCPToolError(StructgenError):
     def __init__(self, message: str, *, tool: str = "", code: int | None = None) -> None:
         self.tool = tool
         self.code = code
+        super().__init__(message)
+
+
+class JobError(StructgenError, ValueError):
+    """A bulk extraction (:func:`structgen.extract`, ``structgen extract``) that cannot run as
+    given: its documents, its output file or its prompt template is unusable. Raised before
+    any document goes to a model, except for a repeated id in documents that are read only
+    once (an iterator), which is found when it comes.
+
+    ``option`` is the parameter at fault (``"prompt"``, ``"text_field"``, ``"output"``,
+    ``"documents"``, ...; None when the whole input is), ``path`` the file and ``line`` its
+    1-based line, where the fault is in a file; the message says the same in the caller's
+    terms (a command line's flags for ``structgen extract``).
+    """
+
+    def __init__(
+        self, message: str, *, option: str | None = None, path: str | None = None, line: int | None = None
+    ) -> None:
+        self.option = option
+        self.path = path
+        self.line = line
         super().__init__(message)
 
 

@@ -1,19 +1,23 @@
-"""``structgen extract``: one typed record per input document, a bulk job that loses nothing.
+"""Bulk extraction: one typed record per document, a job that loses nothing.
 
-A job reads documents (JSON Lines, or plain text one document a line), asks the model for a
-value of the output type for each, and appends one JSON record per document to the output as
-soon as it completes (one write and a flush per record, an fsync at the end)::
+:func:`extract` (blocking) and :func:`aextract` (asyncio) take documents (a file as ``structgen
+extract`` reads it: JSON Lines, or plain text one document a line; or documents given in Python:
+strings, ``(id, text)`` pairs, mappings) and yield an :class:`ExtractRecord` per document as it
+completes. With an output file each record is also appended to it, one JSON line per record
+(one write and a flush each, an fsync at the end)::
 
     {"id": 7, "value": {...}}                                     a value of the type
     {"id": 8, "error": {"type": "IncompleteOutputError", "message": "...", "text": "..."}}
 
-Records are in completion order (input order when one document runs at a time); key them by
-``id``. A rerun with the same output resumes: documents whose id has a record are skipped
-(error records too, unless ``retry_errors``), and a torn last line (an interrupted write) is
-cut off first. The work splits in two so that every mistake in the input, the output or the
-prompt shows before a model is loaded: :func:`prepare` reads the input and the output and
-returns a :class:`CheckedJob`; :func:`extract` (asyncio) or :func:`run_extract` (blocking, stops
-cleanly on Ctrl-C) run it on an :class:`~structgen.LLM`.
+and a rerun with the same output resumes: documents whose id has a record are skipped (error
+records too, unless ``retry_errors``), and a torn last line (an interrupted write) is cut off
+first. Records come in completion order (input order when one document runs at a time).
+
+The work splits in two so that every mistake in the input, the output or the prompt shows before
+a model is loaded: :func:`prepare` reads the documents' ids and the output and returns a
+:class:`CheckedJob`; :func:`records` (or :func:`arecords`) runs it on one or more models, the lanes
+(:func:`lane_plan`: N documents at once in-process run on up to one model per core, each with its
+own threads and sequences). ``structgen extract`` (``_cli.py``) is a client of the same pieces.
 """
 
 from __future__ import annotations
@@ -21,86 +25,181 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
+import queue
+import stat
 import string
+import sys
+import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Generic, Literal, TextIO, TypeVar
 
-from ._backends._seam import DEFAULT_SAMPLING, ReasoningDelta
-from ._errors import BackendError, GenerationError
+from typing_extensions import TypeForm, Unpack
+
+from ._backends._seam import ReasoningDelta
+from ._errors import BackendError, GenerationError, JobError
 from ._generate._generation import GenerateOptions
 from ._generate._reasoning import checked_budget
 
+if TYPE_CHECKING:
+    from ._llm import LLM
+
 __all__ = [
     "DEFAULT_PROMPT",
+    "ExtractFailure",
     "ExtractJob",
+    "ExtractProgress",
+    "ExtractRecord",
     "JobError",
     "CheckedJob",
+    "Lane",
     "Progress",
     "PromptTemplate",
     "Summary",
+    "aextract",
+    "arecords",
     "describe",
     "exit_status",
     "extract",
-    "idle_summary",
+    "lane_plan",
+    "load_lanes",
     "nothing_to_do",
     "prepare",
+    "records",
     "report",
-    "run_extract",
+    "summary",
 ]
+
+T = TypeVar("T")
 
 DEFAULT_PROMPT = "Extract the data from this text.\n\n{text}"
 InputFormat = Literal["jsonl", "text"]
 DocId = str | int
-RETRY_HINT = "--retry-errors runs them again"
 INPUT_ERROR = "InputError"  # the "type" of a record for a line that is not a usable document
 
+#: How the caller spells each option in messages: Python's keywords here, flags on the command
+#: line (``_cli.py``). JobError.option is always the key.
+PYTHON_NAMES: Mapping[str, str] = MappingProxyType({
+    "documents": "documents", "output": "output", "prompt": "prompt", "text_field": "text_field",
+    "id_field": "id_field", "input_format": "input_format", "retry_errors": "retry_errors",
+    "keep_reasoning": "keep_reasoning", "concurrency": "concurrency",
+})
 
-class JobError(Exception):
-    """The job cannot start: its input, output or prompt template is unusable (one line, with
-    the file and line). Nothing was sent to a model."""
+
+# ---------------------------------------------------------------- what a run yields
+
+
+@dataclass(frozen=True)
+class ExtractFailure:
+    """Why a document has no value: ``type`` is the error's class name (one of the
+    :class:`~structgen.GenerationError` subclasses, ``BackendError`` for a document the backend
+    refuses, such as a prompt too long for the context, or ``"InputError"`` for a document that
+    is not usable: no text, an id that is neither a string nor an integer, a line that is not
+    JSON); ``message`` its message; ``text`` what the model wrote, if it wrote anything."""
+
+    type: str
+    message: str
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class ExtractRecord(Generic[T]):
+    """The outcome of one document: its ``id`` and either its ``value`` (validated, of the
+    output type) or its ``error``. ``reasoning`` is what the model thought before answering,
+    with ``keep_reasoning`` (else None). In an output file it is one JSON line,
+    ``{"id": ..., "value": ...}`` or ``{"id": ..., "error": {"type", "message", "text"}}``."""
+
+    id: str | int
+    value: T | None = None
+    error: ExtractFailure | None = None
+    reasoning: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the document has a value (``error`` is None)."""
+        return self.error is None
+
+
+@dataclass(frozen=True)
+class ExtractProgress:
+    """Where a run stands, as the progress callback hears it after each record.
+
+    ``done`` counts the documents with a record, ``skipped`` of them from earlier runs (found in
+    the output file), ``errors`` the error records among them; ``total`` is the number of
+    documents (None for documents read once, an iterator, until it ends); ``seconds`` the time
+    since this run started its first document.
+    """
+
+    done: int
+    total: int | None
+    errors: int
+    skipped: int
+    seconds: float
+
+    @property
+    def rate(self) -> float | None:
+        """Documents per second this run (None before the first second)."""
+        finished = self.done - self.skipped
+        return finished / self.seconds if finished and self.seconds >= 1.0 else None
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds left at this run's rate (None while the total or the rate is unknown)."""
+        rate = self.rate
+        return None if rate is None or self.total is None else max(self.total - self.done, 0) / rate
 
 
 # ---------------------------------------------------------------- the job
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ExtractJob:
-    """What to extract from which file into which file (see the module doc).
+    """What to extract from which documents into which file (see the module doc).
 
-    ``text_field`` names the document text in each JSON line, ``id_field`` its id (the line
-    number when absent). ``prompt`` is a template: ``{text}`` is the document text, any other
-    ``{name}`` the input field of that name. The generation settings are those of
-    :meth:`LLM.generate` (None: the LLM's own). With ``reasoning`` (a budget of tokens) the
-    model thinks before each answer; ``keep_reasoning`` writes what it thought into the
-    record (``"reasoning"``).
+    ``source`` is a file (a :class:`~pathlib.Path`: JSON Lines, or ``input_format="text"``) or
+    the documents themselves (see :func:`extract`). ``text_field`` names the document text of a
+    JSON line or mapping, ``id_field`` its id (absent: the line number in a file, the position in
+    Python). ``prompt`` is a template: ``{text}`` is the document text, any other ``{name}`` the
+    document's field of that name. ``options`` are :meth:`LLM.generate`'s keywords. With
+    ``keep_reasoning`` (and a ``reasoning`` budget in ``options``) each record keeps what the
+    model thought. ``names`` spells the options in messages as the caller knows them.
     """
 
     output_type: Any
-    input_path: Path
-    output_path: Path
+    source: Path | Iterable[Any]
+    output_path: Path | None = None
     text_field: str = "text"
     id_field: str = "id"
     input_format: InputFormat = "jsonl"
     prompt: str = DEFAULT_PROMPT
-    system: str | None = None
     concurrency: int = 1
     retry_errors: bool = False
-    max_tokens: int | None = None
-    max_retries: int | None = None
-    temperature: float = DEFAULT_SAMPLING.temperature
-    seed: int | None = None
-    reasoning: int | None = None
     keep_reasoning: bool = False
+    options: GenerateOptions = field(default_factory=lambda: GenerateOptions())
+    names: Mapping[str, str] = field(default_factory=lambda: PYTHON_NAMES)
 
     def __post_init__(self) -> None:
+        if isinstance(self.concurrency, bool) or not isinstance(self.concurrency, int):
+            raise TypeError(f"concurrency must be an int, not {type(self.concurrency).__name__}")
         if self.concurrency < 1:
-            raise ValueError("concurrency must be at least 1")
-        if checked_budget(self.reasoning) is None and self.keep_reasoning:
-            raise ValueError("keep_reasoning needs a reasoning budget")
+            raise JobError(f"{self.names['concurrency']} must be at least 1, not {self.concurrency}",
+                           option="concurrency")
+        if self.keep_reasoning and checked_budget(self.options.get("reasoning")) is None:
+            raise JobError(f"{self.names['keep_reasoning']} needs a reasoning budget (reasoning=N)",
+                           option="keep_reasoning")
+        if isinstance(self.source, (str, bytes)):
+            raise TypeError("documents is a str: give a Path for a file, or a list of texts")
+
+    @property
+    def from_file(self) -> bool:
+        return isinstance(self.source, Path)
+
+    def where(self, position: int) -> str:
+        """How a problem names a document: its line in a file, its position in Python."""
+        return f"line {position}" if self.from_file else f"document {position}"
 
 
 # ---------------------------------------------------------------- the prompt template
@@ -114,26 +213,30 @@ class PromptTemplate:
     pieces: tuple[tuple[str, str | None], ...]  # (literal text, placeholder name or None)
 
     @classmethod
-    def parse(cls, source: str, text_field: str = "text") -> PromptTemplate:
+    def parse(cls, source: str, text_field: str = "text",
+              names: Mapping[str, str] = PYTHON_NAMES) -> PromptTemplate:
         """The template, or a JobError naming what is wrong; it must show the document, as
         ``{text}`` or as ``{<text_field>}``."""
+        if not isinstance(source, str):
+            raise TypeError(f"prompt must be a str, not {type(source).__name__}")
+        option = names["prompt"]
         pieces: list[tuple[str, str | None]] = []
         try:
             parsed = list(string.Formatter().parse(source))
         except ValueError as e:
-            raise JobError(f"--prompt: {e} (write {{{{ and }}}} for literal braces)") from None
+            raise JobError(f"{option}: {e} (write {{{{ and }}}} for literal braces)", option="prompt") from None
         for literal, name, spec, conversion in parsed:
             if name is not None and (not name.isidentifier() or spec or conversion):
                 shown = ("{" + name + (f"!{conversion}" if conversion else "")
                          + (f":{spec}" if spec else "") + "}")
-                raise JobError(f"--prompt: placeholder {shown} is not a plain {{name}} "
-                               "(write {{ and }} for literal braces)")
+                raise JobError(f"{option}: placeholder {shown} is not a plain {{name}} "
+                               "(write {{ and }} for literal braces)", option="prompt")
             pieces.append((literal, name))
         template = cls(source, tuple(pieces))
         if not template.names & {"text", text_field}:
-            also = f" (or {{{text_field}}}, the --field)" if text_field != "text" else ""
-            raise JobError(f"--prompt: the template has no {{text}} placeholder{also}, so the "
-                           "model would never see the document")
+            also = f" (or {{{text_field}}}, the {names['text_field']})" if text_field != "text" else ""
+            raise JobError(f"{option}: the template has no {{text}} placeholder{also}, so the "
+                           "model would never see the document", option="prompt")
         return template
 
     @property
@@ -148,18 +251,20 @@ class PromptTemplate:
             if name is None:
                 continue
             value = text if name == "text" else fields[name]  # {<text_field>} is in fields
-            parts.append(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+            parts.append(value if isinstance(value, str)
+                         else json.dumps(value, ensure_ascii=False, default=str))
         return "".join(parts)
 
 
-# ---------------------------------------------------------------- input
+# ---------------------------------------------------------------- documents
 
 
 @dataclass(frozen=True)
 class Document:
-    """One input line: a prompt to run, or the problem that makes it an error record."""
+    """One document: a prompt to run, or the problem that makes it an error record.
+    ``position`` is its line in a file, its index in Python."""
 
-    line: int
+    position: int
     id: DocId
     prompt: str | None
     problem: str | None = None
@@ -180,13 +285,17 @@ def _read_lines(path: Path) -> Iterator[tuple[int, bytes]]:
                 if line.strip():
                     yield number, line
     except FileNotFoundError:
-        raise JobError(f"{path}: no such file") from None
+        raise JobError(f"{path}: no such file", option="documents", path=str(path)) from None
     except OSError as e:
-        raise JobError(f"{path}: cannot read: {e}") from None
+        raise JobError(f"{path}: cannot read: {e}", option="documents", path=str(path)) from None
 
 
-def _documents(job: ExtractJob, template: PromptTemplate) -> Iterator[Document]:
-    for line, raw in _read_lines(job.input_path):
+def _documents(job: ExtractJob, template: PromptTemplate) -> Generator[Document, None, None]:
+    """Every document of the job's source, in order."""
+    if not isinstance(job.source, Path):
+        yield from _python_documents(job, template)
+        return
+    for line, raw in _read_lines(job.source):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
@@ -194,67 +303,136 @@ def _documents(job: ExtractJob, template: PromptTemplate) -> Iterator[Document]:
             continue
         if job.input_format == "text":
             yield Document(line, line, template.render(text, {}))
+            continue
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as e:
+            yield Document(line, line, None, f"line {line}: not JSON: {e.msg} (column {e.colno})")
+            continue
+        if not isinstance(record, dict):
+            yield Document(line, line, None, f"line {line}: not a JSON object but {_kind(record)}")
+            continue
+        yield _mapping_document(job, template, line, record)
+
+
+def _python_documents(job: ExtractJob, template: PromptTemplate) -> Generator[Document, None, None]:
+    source = job.source
+    assert not isinstance(source, Path)
+    pairs = isinstance(source, Mapping)
+    items: Iterable[Any] = source.items() if isinstance(source, Mapping) else source
+    for index, item in enumerate(items):
+        if isinstance(item, str) and not pairs:
+            yield _text_document(job, template, index, index, item)
+        elif isinstance(item, tuple) and len(item) == 2:
+            yield _text_document(job, template, index, item[0], item[1])
+        elif isinstance(item, Mapping):
+            yield _mapping_document(job, template, index, item)
         else:
-            yield _json_document(job, template, line, text)
+            raise TypeError(f"document {index} is {_kind(item)} ({type(item).__name__}); a document "
+                            "is a str, an (id, text) pair or a mapping with a text field")
 
 
-def _json_kind(value: Any) -> str:
+def _text_document(job: ExtractJob, template: PromptTemplate, index: int, doc_id: Any,
+                   text: Any) -> Document:
+    where = job.where(index)
+    if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)):
+        return Document(index, index, None, f"{where}: the id must be a string or an integer, "
+                                            f"not {_shown(doc_id)}")
+    if not isinstance(text, str):
+        return Document(index, doc_id, None, f"{where}: the text is {_kind(text)}, not a string")
+    try:
+        return Document(index, doc_id, template.render(text, {job.text_field: text}))
+    except KeyError as e:  # a placeholder other than {text}: only mappings have fields
+        return Document(index, doc_id, None, f"{where}: no field {e.args[0]!r} for the "
+                                             f"{job.names['prompt']} placeholder")
+
+
+def _mapping_document(job: ExtractJob, template: PromptTemplate, position: int,
+                      record: Mapping[str, Any]) -> Document:
+    where = job.where(position)
+
+    def problem(message: str, doc_id: DocId = position) -> Document:
+        return Document(position, doc_id, None, f"{where}: {message}")
+
+    doc_id = record.get(job.id_field, position)
+    if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)):
+        return problem(f"the id ({job.id_field!r}) must be a string or an integer, "
+                       f"not {_shown(doc_id)}")
+    body = record.get(job.text_field)
+    if not isinstance(body, str):
+        what = "no" if body is None else f"{_kind(body)} in"
+        return problem(f"{what} field {job.text_field!r} (the document text, a string)", doc_id)
+    try:
+        return Document(position, doc_id, template.render(body, record))
+    except KeyError as e:
+        return problem(f"no field {e.args[0]!r} for the {job.names['prompt']} placeholder", doc_id)
+
+
+def _kind(value: Any) -> str:
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, (int, float)):
         return "a number"
     if isinstance(value, str):
         return "a string"
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return "an array"
-    return "an object" if isinstance(value, dict) else "null"
+    if value is None:
+        return "null"
+    return "an object"
 
 
-def _json_document(job: ExtractJob, template: PromptTemplate, line: int, text: str) -> Document:
-    def problem(message: str, doc_id: DocId = line) -> Document:
-        return Document(line, doc_id, None, f"line {line}: {message}")
-
+def _shown(value: Any) -> str:
     try:
-        record = json.loads(text)
-    except json.JSONDecodeError as e:
-        return problem(f"not JSON: {e.msg} (column {e.colno})")
-    if not isinstance(record, dict):
-        return problem(f"not a JSON object but {_json_kind(record)}")
-    doc_id = record.get(job.id_field, line)
-    if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)):
-        return problem(f"the id ({job.id_field!r}) must be a string or an integer, "
-                       f"not {json.dumps(doc_id)}")
-    body = record.get(job.text_field)
-    if not isinstance(body, str):
-        what = "no" if body is None else f"{_json_kind(body)} in"
-        return problem(f"{what} field {job.text_field!r} (the document text, a string)", doc_id)
-    try:
-        return Document(line, doc_id, template.render(body, record))
-    except KeyError as e:
-        return problem(f"no field {e.args[0]!r} for the --prompt placeholder", doc_id)
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
-def _scan_input(job: ExtractJob, template: PromptTemplate) -> tuple[set[str], int]:
+def _scan(job: ExtractJob, template: PromptTemplate) -> tuple[set[str], int]:
     """Every document's id key and the count. Duplicate ids are JobErrors (resuming by id
-    needs unique ids), and so is an input in which no line is a usable document: a wrong
-    --field, --prompt or format, better said now than in an error record per line."""
-    if job.input_format == "text" and template.names != {"text"}:
+    needs unique ids), and so are documents none of which is usable: a wrong text field,
+    prompt or format, better said now than in an error record each."""
+    names = job.names
+    if job.from_file and job.input_format == "text" and template.names != {"text"}:
         others = ", ".join("{" + n + "}" for n in sorted(template.names - {"text"}))
-        raise JobError(f"--prompt: {others}: plain text input has only {{text}}")
+        raise JobError(f"{names['prompt']}: {others}: plain text input has only {{text}}", option="prompt")
     seen: dict[str, int] = {}
     usable, first_problem = 0, ""
     for doc in _documents(job, template):
         key = _id_key(doc.id)
         if key in seen:
-            raise JobError(f"{job.input_path}:{doc.line}: id {key} is already the id of line "
-                           f"{seen[key]} (ids must be unique to resume by them)")
-        seen[key] = doc.line
+            raise _duplicate(job, doc, key, seen[key])
+        seen[key] = doc.position
         usable += doc.prompt is not None
         first_problem = first_problem or (doc.problem or "")
     if seen and not usable:
-        raise JobError(f"{job.input_path}: no line is a usable document (the first: "
-                       f"{first_problem}); check --field, --prompt and --input-format")
+        where = f"{job.source}" if job.from_file else names["documents"]
+        fields = (f"{names['text_field']}, {names['prompt']} and {names['input_format']}"
+                  if job.from_file else f"{names['text_field']} and {names['prompt']}")
+        raise JobError(f"{where}: no document is usable (the first: {first_problem}); check {fields}",
+                       option="documents", path=str(job.source) if job.from_file else None)
     return set(seen), len(seen)
+
+
+def _duplicate(job: ExtractJob, doc: Document, key: str, first: int) -> JobError:
+    if job.from_file:
+        return JobError(f"{job.source}:{doc.position}: id {key} is already the id of line {first} "
+                        "(ids must be unique to resume by them)",
+                        option="documents", path=str(job.source), line=doc.position)
+    return JobError(f"{job.names['documents']}: document {doc.position}: id {key} is already the id "
+                    f"of document {first} (ids must be unique to resume by them)", option="documents")
+
+
+def _unique(job: ExtractJob, docs: Iterator[Document]) -> Iterator[Document]:
+    """``docs``, a JobError at the first id seen before (for documents read only once)."""
+    seen: dict[str, int] = {}
+    for doc in docs:
+        key = _id_key(doc.id)
+        if key in seen:
+            raise _duplicate(job, doc, key, seen[key])
+        seen[key] = doc.position
+        yield doc
 
 
 # ---------------------------------------------------------------- the output so far
@@ -281,7 +459,7 @@ def _is_record(record: dict[str, Any]) -> bool:
             and (("value" in record) != ("error" in record)))
 
 
-def _read_output(path: Path) -> _OutputState:
+def _read_output(path: Path, names: Mapping[str, str]) -> _OutputState:
     """The records already in the output, after cutting off a torn last line: bytes after the
     last newline that are not a record, or a last line that is not JSON. A record that lost
     only its newline gets one. Any other line that is not a record is a JobError (not our
@@ -292,7 +470,7 @@ def _read_output(path: Path) -> _OutputState:
     except FileNotFoundError:
         return state
     except OSError as e:
-        raise JobError(f"{path}: cannot read: {e}") from None
+        raise JobError(f"{path}: cannot read: {e}", option="output", path=str(path)) from None
     body_end = data.rfind(b"\n") + 1
     lines, tail = data[:body_end].split(b"\n")[:-1], data[body_end:]
     keep, add_newline = len(data), False
@@ -309,7 +487,8 @@ def _read_output(path: Path) -> _OutputState:
         record = _parse_record(raw)
         if record is None or not _is_record(record):
             raise JobError(f"{path}:{number}: not an extract record (an object with an id and a "
-                           "value or an error); is this the right --output?")
+                           f"value or an error); is this the right {names['output']}?",
+                           option="output", path=str(path), line=number)
         state.done[_id_key(record["id"])] = "value" in record
     state.repaired_bytes = len(data) - keep
     if state.repaired_bytes or add_newline:
@@ -350,41 +529,55 @@ def _drop_errors(path: Path, retry: set[str]) -> None:
 
 @dataclass
 class CheckedJob:
-    """A checked job: how many documents there are, which are done, what is left."""
+    """A checked job: how many documents there are, which are done, what is left. Documents
+    read only once (an iterator) are not counted ahead: ``total`` is None, ``skip`` holds every
+    id of the output and the counts of what is done stay 0."""
 
     job: ExtractJob
     template: PromptTemplate
-    total: int                # documents in the input
+    total: int | None         # documents in the input
     skip: set[str]            # id keys with a record to keep
-    done_values: int          # of the input's documents, records with a value kept
-    done_errors: int          # ... and error records kept
-    retried_errors: int       # error records dropped to run again (retry_errors)
-    foreign_records: int      # records whose id is not in the input (kept, not counted)
-    repaired_bytes: int       # bytes of a torn last line cut off
+    done_values: int = 0      # of the input's documents, records with a value kept
+    done_errors: int = 0      # ... and error records kept
+    retried_errors: int = 0   # error records dropped to run again (retry_errors)
+    foreign_records: int = 0  # records whose id is not in the input (kept, not counted)
+    repaired_bytes: int = 0   # bytes of a torn last line cut off
 
     @property
-    def todo(self) -> int:
-        return self.total - self.done_values - self.done_errors
+    def todo(self) -> int | None:
+        return None if self.total is None else self.total - self.done_values - self.done_errors
 
 
 def prepare(job: ExtractJob) -> CheckedJob:
     """Check the job and bring the output to a clean state (a torn line cut, errors dropped
-    for retrying); no model is involved. JobError for an unusable input, output or prompt;
+    for retrying); no model is involved. JobError for unusable documents, output or prompt;
     the output type's own errors (SchemaError, ...) as :func:`spec_for` raises them."""
     from ._generate._output import spec_for
 
     spec_for(job.output_type)  # a type without a grammar fails here, not at every document
-    if job.input_path.exists() and not job.input_path.is_file():
-        raise JobError(f"{job.input_path}: not a regular file (the input is read twice: to "
-                       "count and check it, then to run)")
-    if job.input_path.resolve() == job.output_path.resolve():
-        raise JobError(f"--output {job.output_path} is the input file")
-    template = PromptTemplate.parse(job.prompt, job.text_field)
-    input_keys, total = _scan_input(job, template)
-    state = _read_output(job.output_path)
+    names = job.names
+    if isinstance(job.source, Path):
+        try:
+            mode = job.source.stat().st_mode
+        except OSError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode):
+            raise JobError(f"{job.source}: not a regular file (the input is read twice: to count and "
+                           "check it, then to run)", option="documents", path=str(job.source))
+        if job.output_path is not None and job.source.resolve() == job.output_path.resolve():
+            raise JobError(f"{names['output']} {job.output_path} is the input file", option="output",
+                           path=str(job.output_path))
+    elif not isinstance(job.source, Collection) and job.retry_errors:
+        job = replace(job, source=list(job.source))  # read twice: to find the errors to redo, then to run
+    template = PromptTemplate.parse(job.prompt, job.text_field, names)
+    once = not isinstance(job.source, (Path, Collection))
+    input_keys, total = (set[str](), None) if once else _scan(job, template)
+    state = _read_output(job.output_path, names) if job.output_path is not None else _OutputState()
+    if once:
+        return CheckedJob(job, template, None, set(state.done), repaired_bytes=state.repaired_bytes)
     mine = {key: ok for key, ok in state.done.items() if key in input_keys}
     retry = {key for key, ok in mine.items() if not ok} if job.retry_errors else set()
-    if retry:
+    if retry and job.output_path is not None:
         _drop_errors(job.output_path, retry)
     skip = set(mine) - retry
     values = sum(1 for key in skip if mine[key])
@@ -392,20 +585,133 @@ def prepare(job: ExtractJob) -> CheckedJob:
                 len(state.done) - len(mine), state.repaired_bytes)
 
 
-# ---------------------------------------------------------------- records
+# ---------------------------------------------------------------- lanes: N documents at once in-process
 
 
-def _value_record(doc_id: DocId, output_type: Any, value: Any) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Lane:
+    """One model of an in-process run: its CPU threads (None: the LLM's defaults) and how many
+    documents it decodes together (``sequences``)."""
+
+    threads: int | None
+    threads_batch: int | None
+    sequences: int
+
+
+def lane_plan(concurrency: int, *, threads: int | None = None, threads_batch: int | None = None,
+              cores: int | None = None, cpus: int | None = None) -> list[Lane]:
+    """How ``concurrency`` documents at once run in-process: on up to one model per core.
+
+    One document at a time runs on one model with the LLM's default threads (every core for a
+    token). N at once run on ``min(N, cores)`` models, the lanes, each loaded with its share of
+    the cores' threads (one thread each on a machine of N cores or fewer) and decoding its share
+    of the N documents together (``sequences``). Spreading documents over cores beats handing
+    every core to one decode: a decode of a few rows on a CPU costs about its rows' worth of
+    arithmetic whoever computes it (docs/extract.md, "Models and concurrency"), while
+    llama.cpp's threads of one decode wait for each other at every step of the model (a few
+    hundred times a token), which costs much more than the arithmetic on a small model and
+    most of all on a busy machine. A lane decoding alone on one thread waits for nobody.
+
+    With ``threads`` given, each lane has that many and there are as many lanes as the cores
+    hold (at least one). ``cores`` and ``cpus`` (physical cores and usable CPUs) default to
+    what this process may use (:func:`~._backends.llamacpp._threads.default_threads`).
+    """
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    if concurrency == 1:
+        return [Lane(threads, threads_batch, 1)]
+    if cores is None or cpus is None:
+        from ._backends.llamacpp._threads import default_threads
+
+        default = default_threads()
+        cores, cpus = cores or default.token, cpus or default.batch
+    if threads is None:
+        count = min(concurrency, cores)
+        token = max(1, cores // count)
+        batch = threads_batch or max(1, cpus // count)
+    else:
+        count = max(1, min(concurrency, cores // threads))
+        token, batch = threads, threads_batch or threads
+    return [Lane(token, batch, concurrency // count + (i < concurrency % count)) for i in range(count)]
+
+
+def load_lanes(model: str | os.PathLike[str] | None, lanes: Sequence[Lane],
+               **llm_options: Any) -> list[LLM]:
+    """One in-process LLM per lane (``llm_options``: the LLM constructor's other keywords). The
+    weights are memory-mapped from the one file, so the lanes share them; each lane has its own
+    KV cache (``n_ctx`` tokens per sequence)."""
+    from ._llm import LLM
+
+    loaded: list[LLM] = []
+    try:
+        for lane in lanes:
+            loaded.append(LLM(model, n_threads=lane.threads, n_threads_batch=lane.threads_batch,
+                              sequences=lane.sequences if lane.sequences > 1 else None, **llm_options))
+    except BaseException:
+        for llm in loaded:
+            llm.close()
+        raise
+    return loaded
+
+
+# ---------------------------------------------------------------- running
+
+
+@dataclass
+class Counts:
+    """What a run did so far (the engine keeps it; ``structgen extract`` reports it)."""
+
+    values: int = 0     # records written with a value
+    errors: int = 0     # ... with an error
+    skipped: int = 0    # documents with a record from an earlier run
+    finished: bool = False  # the run came to the end of its documents
+    settled: bool = False   # the run has ended (finished, stopped or failed): all it did is on disk
+    started: float = field(default_factory=time.monotonic)
+
+
+_DOCUMENT_STATUSES = frozenset({400, 413, 422})  # a request the server cannot take (too long)
+
+
+def _fatal(error: BackendError) -> bool:
+    """A failure of the server, not of the document: no answer, a 5xx, or a refusal of every
+    request alike (401, 403, 404, 429). It stops the run (to be resumed) instead of filling the
+    output with error records. An HTTP 400, 413 or 422 and the in-process backend's errors (a
+    prompt too long for the context) belong to the document."""
+    return error.url is not None and error.status not in _DOCUMENT_STATUSES
+
+
+async def _answer(llm: LLM, job: ExtractJob, doc: Document) -> ExtractRecord[Any]:
+    """The record of one document (a fatal BackendError raises)."""
+    thought: list[str] = []
+    try:
+        value: Any = None
+        # astream, not agenerate: cancelling it stops an in-process generation at its next
+        # token (a worker thread running generate would run on to the end).
+        stream: AsyncIterator[Any] = llm.astream(job.output_type, doc.prompt, **job.options)  # type: ignore[arg-type]
+        async for value in stream:
+            if isinstance(value, ReasoningDelta):
+                thought.append(value.text)
+    except GenerationError as e:
+        return ExtractRecord(doc.id, error=ExtractFailure(type(e).__name__, str(e), e.text))
+    except BackendError as e:
+        if _fatal(e):
+            raise
+        return ExtractRecord(doc.id, error=ExtractFailure(type(e).__name__, str(e)))
+    return ExtractRecord(doc.id, value, reasoning="".join(thought).strip() if job.keep_reasoning else None)
+
+
+def _json_line(record: ExtractRecord[Any], output_type: Any) -> dict[str, Any]:
+    if record.error is not None:
+        error: dict[str, Any] = {"type": record.error.type, "message": record.error.message}
+        if record.error.text:
+            error["text"] = record.error.text
+        return {"id": record.id, "error": error}
     from ._types import type_adapter
 
-    return {"id": doc_id, "value": type_adapter(output_type).dump_python(value, mode="json")}
-
-
-def _error_record(doc_id: DocId, kind: str, message: str, text: str = "") -> dict[str, Any]:
-    error: dict[str, Any] = {"type": kind, "message": message}
-    if text:
-        error["text"] = text
-    return {"id": doc_id, "error": error}
+    line = {"id": record.id, "value": type_adapter(output_type).dump_python(record.value, mode="json")}
+    if record.reasoning is not None:
+        line["reasoning"] = record.reasoning
+    return line
 
 
 class _RecordWriter:
@@ -429,7 +735,398 @@ class _RecordWriter:
             self._file.close()
 
 
-# ---------------------------------------------------------------- progress
+ProgressCallback = Callable[[ExtractProgress], object]
+
+
+async def arecords(
+    plan: CheckedJob, lanes: Sequence[LLM], *, counts: Counts | None = None,
+    on_progress: ProgressCallback | None = None, bar: Progress | None = None,
+) -> AsyncIterator[ExtractRecord[Any]]:
+    """Run a prepared plan: up to ``job.concurrency`` documents at a time, each given to the
+    lane (model) with the fewest in flight, each record written (if there is an output) before
+    it is yielded. Closing the generator (or cancelling its consumer) ends the run at once:
+    documents in flight are cancelled (a rerun does them) and everything finished is on disk,
+    also what finished while the consumer held a record (written, not yielded). A fatal
+    BackendError (see :func:`_fatal`) ends it the same way and is raised."""
+    job = plan.job
+    counts = counts if counts is not None else Counts()
+    if not lanes:
+        raise ValueError("no model to run on")
+    once = plan.total is None
+    docs = _documents(job, plan.template)
+    pending = _unique(job, docs) if once else docs
+    writer = _RecordWriter(job.output_path) if job.output_path is not None else None
+    load = [0] * len(lanes)
+    running: dict[asyncio.Future[ExtractRecord[Any]], int] = {}  # in start order: ties are written so
+    ticker: asyncio.Future[Any] = asyncio.ensure_future(_tick(bar))
+    already = 0 if once else len(plan.skip)
+    counts.skipped = already
+    counts.started = time.monotonic()
+    failure: BaseException | None = None
+    if bar is not None:
+        bar.start()
+
+    def finished(record: ExtractRecord[Any]) -> None:
+        if writer is not None:
+            writer.write(_json_line(record, job.output_type))
+        if record.ok:
+            counts.values += 1
+        else:
+            counts.errors += 1
+        if bar is not None:
+            bar.total = plan.total
+            bar.advance(record.ok, skipped=counts.skipped)
+        if on_progress is not None:
+            on_progress(ExtractProgress(
+                done=counts.skipped + counts.values + counts.errors, total=plan.total,
+                errors=plan.done_errors + counts.errors, skipped=counts.skipped,
+                seconds=time.monotonic() - counts.started))
+
+    try:
+        exhausted = False
+        while failure is None:
+            ready: list[ExtractRecord[Any]] = []
+            while not exhausted and len(running) < job.concurrency:
+                doc = next(pending, None)
+                if doc is None:
+                    exhausted = True
+                    if once:
+                        plan.total = counts.skipped + counts.values + counts.errors + len(running)
+                elif _id_key(doc.id) in plan.skip:
+                    if once:
+                        counts.skipped += 1
+                elif doc.problem is not None:
+                    ready.append(ExtractRecord(doc.id, error=ExtractFailure(INPUT_ERROR, doc.problem)))
+                    finished(ready[-1])
+                else:
+                    lane = min(range(len(lanes)), key=load.__getitem__)
+                    load[lane] += 1
+                    running[asyncio.ensure_future(_answer(lanes[lane], job, doc))] = lane
+            for record in ready:
+                yield record
+            if not running:
+                if exhausted:
+                    break
+                continue
+            done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            for task in [t for t in running if t in done]:
+                load[running.pop(task)] -= 1
+                error = task.exception()
+                if isinstance(error, BackendError):
+                    failure = failure or error
+                elif error is not None:
+                    raise error
+                else:
+                    record = task.result()
+                    finished(record)
+                    yield record
+        if failure is not None:
+            raise failure
+        counts.finished = True
+    finally:
+        docs.close()
+        for task in running:  # finished while the consumer held a record: on disk all the same
+            if task.done() and not task.cancelled() and task.exception() is None:
+                try:
+                    finished(task.result())
+                except Exception:  # noqa: BLE001 - the run is ending for another reason
+                    pass
+        for task in (*running, ticker):
+            task.cancel()
+        await asyncio.gather(*running, ticker, return_exceptions=True)
+        if writer is not None:
+            writer.close()
+        if bar is not None:
+            bar.finish()
+
+
+async def _tick(progress: Progress | None) -> None:
+    if progress is None:
+        return
+    while True:
+        await asyncio.sleep(1.0)
+        progress.tick()
+
+
+_ITEM, _END, _FAILED = "item", "end", "failed"
+
+
+def records(
+    plan: CheckedJob, lanes: Sequence[LLM] | Callable[[], Sequence[LLM]], *, counts: Counts | None = None,
+    on_progress: ProgressCallback | None = None, bar: Progress | None = None,
+    close_lanes: bool = False,
+) -> Iterator[ExtractRecord[Any]]:
+    """:func:`arecords` from blocking code: the run goes on in a thread of its own (with its
+    event loop) and the records come here as they are written. ``lanes`` may be a function
+    that loads them (in that thread, when the first record is asked for); ``close_lanes``
+    closes them when the run ends. Leaving the loop early (``break``, an exception, Ctrl-C
+    while waiting) stops the run at once and waits for it to end (``counts.settled``):
+    everything finished is on disk. Nothing runs until the first record is asked for."""
+    counts = counts if counts is not None else Counts()
+    items: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+    guard = threading.Lock()
+    control: dict[str, Any] = {"stopping": False, "ahead": 0}
+
+    async def pump(models: Sequence[LLM]) -> None:
+        space = asyncio.Event()  # the consumer took a record
+        with guard:
+            control["loop"], control["task"] = asyncio.get_running_loop(), asyncio.current_task()
+            control["space"] = space
+            if control["stopping"]:
+                return
+        async with _closing(arecords(plan, models, counts=counts, on_progress=on_progress, bar=bar)) as run:
+            async for record in run:
+                items.put((_ITEM, record))
+                with guard:
+                    control["ahead"] += 1
+                while True:  # at most ``concurrency`` records ahead of the consumer
+                    with guard:
+                        if control["ahead"] < plan.job.concurrency:
+                            break
+                        space.clear()
+                    await space.wait()
+
+    def main() -> None:
+        models: Sequence[LLM] = ()
+        try:
+            models = lanes() if callable(lanes) else lanes
+            asyncio.run(pump(models))
+            items.put((_END, None))
+        except BaseException as error:  # noqa: BLE001 - the consumer raises it (or has left)
+            items.put((_FAILED, error))
+        finally:
+            if close_lanes:
+                for llm in models:
+                    llm.close()
+
+    def stop() -> None:
+        with guard:
+            control["stopping"] = True
+            loop, task = control.get("loop"), control.get("task")
+        if loop is not None and task is not None:
+            try:
+                loop.call_soon_threadsafe(task.cancel)
+            except RuntimeError:  # the loop has closed: the run is over
+                pass
+
+    def consume() -> Iterator[ExtractRecord[Any]]:
+        worker = threading.Thread(target=main, name="structgen-extract", daemon=True)
+        ended = False
+        try:
+            worker.start()
+            while True:
+                kind, value = items.get()
+                if kind == _ITEM:
+                    with guard:
+                        control["ahead"] -= 1
+                        loop, space = control.get("loop"), control.get("space")
+                    if loop is not None and space is not None:
+                        try:
+                            loop.call_soon_threadsafe(space.set)
+                        except RuntimeError:  # the loop has closed: the run is over
+                            pass
+                    yield value
+                    continue
+                ended = True
+                if kind == _FAILED:
+                    raise value
+                return
+        finally:
+            if not ended:
+                stop()
+            if worker.ident is not None:
+                worker.join()
+            counts.settled = True
+
+    return consume()
+
+
+class _closing:
+    """``contextlib.aclosing`` (Python 3.10 has it, typed loosely): ``aclose()`` on the way out."""
+
+    def __init__(self, run: AsyncIterator[ExtractRecord[Any]]) -> None:
+        self.run = run
+
+    async def __aenter__(self) -> AsyncIterator[ExtractRecord[Any]]:
+        return self.run
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.run.aclose()  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------- the public functions
+
+
+def _job(
+    output_type: Any, documents: Any, *, output: str | os.PathLike[str] | None, retry_errors: bool,
+    prompt: str, text_field: str, id_field: str, input_format: str, concurrency: int,
+    keep_reasoning: bool, options: GenerateOptions,
+) -> ExtractJob:
+    if isinstance(documents, (str, bytes)):
+        raise TypeError("documents is a str: give a Path for a file, or a list of texts ([text] for one)")
+    source: Path | Iterable[Any]
+    if isinstance(documents, os.PathLike):
+        source = Path(documents)
+    elif isinstance(documents, Iterable):
+        source = documents
+    else:
+        raise TypeError(f"documents must be a file (a Path) or an iterable of documents, "
+                        f"not {type(documents).__name__}")
+    if input_format not in ("auto", "jsonl", "text"):
+        raise ValueError(f"input_format must be 'auto', 'jsonl' or 'text', not {input_format!r}")
+    resolved: InputFormat = "jsonl" if input_format == "jsonl" else "text" if input_format == "text" else (
+        "text" if isinstance(source, Path) and source.suffix.lower() == ".txt" else "jsonl")
+    return ExtractJob(
+        output_type, source, None if output is None else Path(output), text_field=text_field, id_field=id_field,
+        input_format=resolved, prompt=prompt, concurrency=concurrency, retry_errors=retry_errors,
+        keep_reasoning=keep_reasoning, options=options,
+    )
+
+
+def _given_lanes(llm: LLM | Sequence[LLM] | None, model: str | os.PathLike[str] | None,
+                 concurrency: int) -> tuple[Sequence[LLM] | Callable[[], Sequence[LLM]], bool]:
+    """The models to run on, or a function loading them, and whether the run owns them."""
+    if llm is None:
+        return (lambda: load_lanes(model, lane_plan(concurrency))), True
+    if model is not None:
+        raise TypeError("give llm (a loaded model) or model (a file to load), not both")
+    from ._llm import LLM
+
+    given = [llm] if isinstance(llm, LLM) else list(llm)
+    if not given or not all(isinstance(each, LLM) for each in given):
+        raise TypeError("llm must be an LLM or a non-empty sequence of LLMs")
+    return given, False
+
+
+def _bar(progress: bool | ProgressCallback, plan: CheckedJob) -> tuple[Progress | None, ProgressCallback | None]:
+    if progress is True:
+        stream = sys.stderr
+        tty = stream.isatty() and os.environ.get("TERM") != "dumb"
+        already = 0 if plan.total is None else len(plan.skip)
+        return Progress(stream, total=plan.total, already=already, errors=plan.done_errors, tty=tty), None
+    if progress is False or progress is None:
+        return None, None
+    if not callable(progress):
+        raise TypeError("progress must be True, False or a function taking an ExtractProgress")
+    return None, progress
+
+
+def extract(
+    output_type: TypeForm[T],
+    documents: Iterable[str] | Iterable[tuple[str | int, str]] | Iterable[Mapping[str, Any]]
+    | Mapping[str | int, str] | os.PathLike[str],
+    *,
+    llm: LLM | Sequence[LLM] | None = None,
+    model: str | os.PathLike[str] | None = None,
+    output: str | os.PathLike[str] | None = None,
+    retry_errors: bool = False,
+    concurrency: int = 1,
+    prompt: str = DEFAULT_PROMPT,
+    text_field: str = "text",
+    id_field: str = "id",
+    input_format: Literal["auto", "jsonl", "text"] = "auto",
+    keep_reasoning: bool = False,
+    progress: bool | Callable[[ExtractProgress], object] = False,
+    **options: Unpack[GenerateOptions],
+) -> Iterator[ExtractRecord[T]]:
+    """A value of ``output_type`` from every document, as an :class:`ExtractRecord` each, in the
+    order they complete (input order with ``concurrency=1``); a document that fails is a record
+    with an ``error``, and the run goes on.
+
+    ``documents``: a file (a :class:`~pathlib.Path`, read as ``structgen extract`` reads it:
+    JSON Lines, or plain text one document a line for a ``.txt`` file or
+    ``input_format="text"``; the id is the ``id_field``, else the line number), or documents in
+    Python: strings (the id is the position, from 0), ``(id, text)`` pairs, mappings (the text
+    is ``text_field``, the id ``id_field``, else the position; other fields fill the prompt's
+    placeholders) or one mapping of ids to texts. Ids are strings or integers, and unique.
+    ``prompt`` is the user message, a template: ``{text}`` the document, ``{name}`` its field.
+
+    ``output``: a JSON Lines file each record is appended to as it completes; documents whose id
+    already has a record there are skipped (not yielded), so a rerun resumes; ``retry_errors``
+    runs those whose record is an error again.
+
+    The model: ``llm`` (an :class:`~structgen.LLM`, or several: each document goes to the one
+    with the fewest in flight), else ``model`` (a GGUF file, None: the default model) loaded for
+    the run and closed after it. ``concurrency=N`` keeps N documents in flight: in-process the
+    model is loaded once per core, up to N (:func:`lane_plan`), each copy decoding its share
+    together; on a server, N requests. ``progress``: True draws a progress line on stderr, a
+    function is called with an :class:`ExtractProgress` after each record. ``keep_reasoning``
+    keeps what the model thought (with ``reasoning=N``). The other keywords are
+    :class:`~structgen.GenerateOptions`, for every document.
+
+    The documents, the output and the prompt are checked when this is called: :class:`JobError`
+    (before any model is loaded). The run starts with the first record asked for and stops when
+    the loop ends early (``break``, an exception, Ctrl-C); everything finished is in ``output``.
+    A server that fails every request (no answer, a 5xx) ends it with :class:`BackendError`.
+    """
+    job = _job(output_type, documents, output=output, retry_errors=retry_errors, prompt=prompt,
+               text_field=text_field, id_field=id_field, input_format=input_format,
+               concurrency=concurrency, keep_reasoning=keep_reasoning, options=options)
+    lanes, owned = _given_lanes(llm, model, concurrency)
+    plan = prepare(job)
+    bar, callback = _bar(progress, plan)
+    return records(plan, lanes, on_progress=callback, bar=bar, close_lanes=owned)
+
+
+def aextract(
+    output_type: TypeForm[T],
+    documents: Iterable[str] | Iterable[tuple[str | int, str]] | Iterable[Mapping[str, Any]]
+    | Mapping[str | int, str] | os.PathLike[str],
+    *,
+    llm: LLM | Sequence[LLM] | None = None,
+    model: str | os.PathLike[str] | None = None,
+    output: str | os.PathLike[str] | None = None,
+    retry_errors: bool = False,
+    concurrency: int = 1,
+    prompt: str = DEFAULT_PROMPT,
+    text_field: str = "text",
+    id_field: str = "id",
+    input_format: Literal["auto", "jsonl", "text"] = "auto",
+    keep_reasoning: bool = False,
+    progress: bool | Callable[[ExtractProgress], object] = False,
+    **options: Unpack[GenerateOptions],
+) -> AsyncIterator[ExtractRecord[T]]:
+    """:func:`extract` for ``async for``, on the running event loop (the in-process model runs
+    in worker threads, a server's requests on the loop). Checked when called, as
+    :func:`extract`; leaving the loop early or cancelling it stops the run at once."""
+    job = _job(output_type, documents, output=output, retry_errors=retry_errors, prompt=prompt,
+               text_field=text_field, id_field=id_field, input_format=input_format,
+               concurrency=concurrency, keep_reasoning=keep_reasoning, options=options)
+    lanes, owned = _given_lanes(llm, model, concurrency)
+    plan = prepare(job)
+    bar, callback = _bar(progress, plan)
+    return _arun(plan, lanes, owned, callback, bar)
+
+
+async def _arun(plan: CheckedJob, lanes: Sequence[LLM] | Callable[[], Sequence[LLM]], owned: bool,
+                on_progress: ProgressCallback | None, bar: Progress | None) -> AsyncIterator[ExtractRecord[Any]]:
+    models: Sequence[LLM] = ()
+    try:
+        if callable(lanes):
+            loading = asyncio.ensure_future(asyncio.to_thread(lanes))
+            try:
+                models = await asyncio.shield(loading)
+            except asyncio.CancelledError:  # the models still load: closed once they have
+                loading.add_done_callback(_close_loaded)
+                raise
+        else:
+            models = lanes
+        async with _closing(arecords(plan, models, on_progress=on_progress, bar=bar)) as run:
+            async for record in run:
+                yield record
+    finally:
+        if owned:
+            for llm in models:
+                await asyncio.to_thread(llm.close)
+
+
+def _close_loaded(loading: asyncio.Future[Sequence[LLM]]) -> None:
+    if not loading.cancelled() and loading.exception() is None:
+        for llm in loading.result():
+            llm.close()
+
+
+# ---------------------------------------------------------------- progress on a terminal or in a log
 
 
 def _clock(seconds: float) -> str:
@@ -440,10 +1137,11 @@ def _clock(seconds: float) -> str:
 class Progress:
     """``done/total, errors, rate, ETA`` on ``stream``: one line redrawn in place on a terminal
     (``tty``), else a plain line at each tenth of the work and at least every
-    ``log_seconds`` — no escape codes in logs."""
+    ``log_seconds`` (every ``log_seconds`` alone while the total is unknown) — no escape codes
+    in logs."""
 
     def __init__(
-        self, stream: TextIO, *, total: int, already: int, tty: bool, errors: int = 0,
+        self, stream: TextIO, *, total: int | None, already: int, tty: bool, errors: int = 0,
         log_seconds: float = 30.0, clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.stream, self.total, self.tty, self.log_seconds = stream, total, tty, log_seconds
@@ -457,8 +1155,12 @@ class Progress:
         """The work begins (the rate leaves out the time before: loading a model)."""
         self._started = self._last_line = self._clock()
 
-    def advance(self, ok: bool) -> None:
-        """One document more is on disk."""
+    def advance(self, ok: bool, *, skipped: int | None = None) -> None:
+        """One document more has its record (``skipped``: documents found done so far, when
+        they are found along the way)."""
+        if skipped is not None and skipped > self._already:
+            self.done += skipped - self._already
+            self._already = skipped
         self.done += 1
         self.errors += not ok
         tenth = self._tenths()
@@ -480,16 +1182,23 @@ class Progress:
     def line(self) -> str:
         finished = self.done - self._already
         elapsed = self._clock() - self._started
-        percent = 100 * self.done // self.total if self.total else 100
-        text = f"extract: {self.done}/{self.total} ({percent}%)"
+        if self.total is None:
+            text = f"extract: {self.done} done"
+        else:
+            percent = 100 * self.done // self.total if self.total else 100
+            text = f"extract: {self.done}/{self.total} ({percent}%)"
         if self.errors:
             text += f", {_count(self.errors, 'error')}"
         if finished and elapsed >= 1.0:  # sooner, a few instant records (bad lines) mislead
             rate = finished / elapsed
-            text += f", {rate:.2f} docs/s, ETA {_clock((self.total - self.done) / rate)}"
+            text += f", {rate:.2f} docs/s"
+            if self.total is not None:
+                text += f", ETA {_clock(max(self.total - self.done, 0) / rate)}"
         return text
 
     def _tenths(self) -> int:
+        if self.total is None:
+            return 0
         return 10 * self.done // self.total if self.total else 10
 
     def _show(self) -> None:
@@ -502,7 +1211,10 @@ class Progress:
         self.stream.flush()
 
 
-# ---------------------------------------------------------------- running
+# ---------------------------------------------------------------- the command line's account of a run
+
+
+RETRY_HINT = "--retry-errors runs them again"
 
 
 @dataclass(frozen=True)
@@ -515,7 +1227,7 @@ class Summary:
     written_errors: int      # this run
     errors_on_disk: int      # error records for the input's documents, kept and new
     interrupted: bool = False
-    signum: int = signal.SIGINT  # the signal of an interruption
+    signum: int = 2          # the signal of an interruption (SIGINT)
     failure: BackendError | None = None  # the backend failure that stopped the run
 
     @property
@@ -527,174 +1239,29 @@ class Summary:
         return self.total - self.on_disk
 
 
-_DOCUMENT_STATUSES = frozenset({400, 413, 422})  # a request the server cannot take (too long)
-
-
-def _fatal(error: BackendError) -> bool:
-    """A failure of the server, not of the document: no answer, a 5xx, or a refusal of every
-    request alike (401, 403, 404, 429). It stops the run (to be resumed) instead of filling the
-    output with error records. An HTTP 400, 413 or 422 and the in-process backend's errors (a
-    prompt too long for the context) belong to the document."""
-    return error.url is not None and error.status not in _DOCUMENT_STATUSES
-
-
-async def _answer(llm: Any, job: ExtractJob, doc: Document) -> tuple[dict[str, Any], bool]:
-    """The record of one document and whether it is a value (a fatal BackendError raises)."""
-    options: GenerateOptions = {
-        "system": job.system, "max_tokens": job.max_tokens, "max_retries": job.max_retries,
-        "temperature": job.temperature, "seed": job.seed, "reasoning": job.reasoning,
-    }
-    thought: list[str] = []
-    try:
-        value: Any = None
-        # astream, not agenerate: cancelling it stops an in-process generation at its next
-        # token (a worker thread running generate would run on to the end).
-        async for value in llm.astream(job.output_type, doc.prompt, **options):
-            if isinstance(value, ReasoningDelta):
-                thought.append(value.text)
-    except GenerationError as e:
-        return _error_record(doc.id, type(e).__name__, str(e), e.text), False
-    except BackendError as e:
-        if _fatal(e):
-            raise
-        return _error_record(doc.id, type(e).__name__, str(e)), False
-    record = _value_record(doc.id, job.output_type, value)
-    if job.keep_reasoning:
-        record["reasoning"] = "".join(thought).strip()
-    return record, True
-
-
-async def extract(
-    llm: Any, plan: CheckedJob, *, progress: Progress | None = None, stop: asyncio.Event | None = None,
-) -> Summary:
-    """Run a prepared plan on ``llm``: up to ``job.concurrency`` documents at a time (useful on
-    a backend with ``acomplete``; an in-process model takes them in turn), each record written
-    as it completes. Setting ``stop`` ends the run at once: documents in flight are cancelled
-    (a rerun does them) and everything finished is on disk. A fatal BackendError (see
-    :func:`_fatal`) ends it the same way and is returned as ``Summary.failure``."""
-    job = plan.job
-    pending = (doc for doc in _documents(job, plan.template) if _id_key(doc.id) not in plan.skip)
-    counts = {"values": 0, "errors": 0}
-    writer = _RecordWriter(job.output_path)
-    stopper: asyncio.Future[Any] = asyncio.ensure_future((stop or asyncio.Event()).wait())
-    ticker: asyncio.Future[Any] = asyncio.ensure_future(_tick(progress))
-    running: dict[asyncio.Future[Any], None] = {}  # in start order: ties are written so
-    failure: BackendError | None = None
-
-    def record(item: dict[str, Any], ok: bool) -> None:
-        writer.write(item)
-        counts["values" if ok else "errors"] += 1
-        if progress is not None:
-            progress.advance(ok)
-
-    if progress is not None:
-        progress.start()
-    try:
-        exhausted = False
-        while not stopper.done() and failure is None:
-            while not exhausted and len(running) < job.concurrency:
-                doc = next(pending, None)
-                if doc is None:
-                    exhausted = True
-                elif doc.problem is not None:
-                    record(_error_record(doc.id, INPUT_ERROR, doc.problem), False)
-                else:
-                    running[asyncio.ensure_future(_answer(llm, job, doc))] = None
-            if not running:
-                break
-            finished, _ = await asyncio.wait({*running, stopper}, return_when=asyncio.FIRST_COMPLETED)
-            for task in [t for t in running if t in finished]:
-                del running[task]
-                error = task.exception()
-                if isinstance(error, BackendError):
-                    failure = failure or error
-                elif error is not None:
-                    raise error
-                else:
-                    record(*task.result())
-    finally:
-        pending.close()
-        for task in (*running, stopper, ticker):
-            task.cancel()
-        await asyncio.gather(*running, stopper, ticker, return_exceptions=True)
-        writer.close()
-        if progress is not None:
-            progress.finish()
-    done = counts["values"] + counts["errors"]
-    return Summary(
-        total=plan.total, skipped=len(plan.skip), written_values=counts["values"],
-        written_errors=counts["errors"], errors_on_disk=plan.done_errors + counts["errors"],
-        interrupted=stop is not None and stop.is_set() and done < plan.todo,
-        failure=failure,
-    )
-
-
-async def _tick(progress: Progress | None) -> None:
-    if progress is None:
-        return
-    while True:
-        await asyncio.sleep(1.0)
-        progress.tick()
-
-
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-def run_extract(llm: Any, plan: CheckedJob, *, progress: Progress | None = None) -> Summary:
-    """:func:`extract` from blocking code. The first Ctrl-C (SIGINT) or SIGTERM stops the run
-    cleanly (``Summary.interrupted``, ``Summary.signum``); a second one acts as usual, at once
-    (a KeyboardInterrupt; a line torn by it is cut off by the next run). Signals are handled
-    only in the main thread of a Unix process; elsewhere they act as usual."""
-
-    async def main() -> Summary:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        caught: list[int] = []
-
-        def first(signum: int) -> None:
-            caught.append(signum)
-            stop.set()
-            _release(loop)  # the next one acts as usual
-
-        try:
-            for signum in _STOP_SIGNALS:
-                loop.add_signal_handler(signum, first, signum)
-        except (NotImplementedError, RuntimeError, ValueError):  # Windows; not the main thread
-            _release(loop)
-        try:
-            summary = await extract(llm, plan, progress=progress, stop=stop)
-        finally:
-            _release(loop)
-        return replace(summary, signum=caught[0]) if summary.interrupted and caught else summary
-
-    return asyncio.run(main())
-
-
-def _release(loop: asyncio.AbstractEventLoop) -> None:
-    for signum in _STOP_SIGNALS:
-        try:
-            loop.remove_signal_handler(signum)
-        except (NotImplementedError, RuntimeError, ValueError):  # never installed (see above)
-            pass
-
-
-def idle_summary(plan: CheckedJob) -> Summary:
-    """The summary of a plan with nothing to do (no model needed)."""
-    return Summary(total=plan.total, skipped=len(plan.skip), written_values=0, written_errors=0,
-                   errors_on_disk=plan.done_errors)
+def summary(plan: CheckedJob, counts: Counts | None = None, *, interrupted: bool = False, signum: int = 2,
+            failure: BackendError | None = None) -> Summary:
+    """The summary of a run of ``plan`` that did ``counts`` (None: nothing to do)."""
+    counts = counts or Counts()
+    total = plan.total if plan.total is not None else counts.skipped + counts.values + counts.errors
+    return Summary(total=total, skipped=len(plan.skip) if plan.total is not None else counts.skipped,
+                   written_values=counts.values, written_errors=counts.errors,
+                   errors_on_disk=plan.done_errors + counts.errors,
+                   interrupted=interrupted, signum=signum, failure=failure)
 
 
 def nothing_to_do(plan: CheckedJob) -> str:
+    source, out = plan.job.source, plan.job.output_path
     if not plan.total:
-        return f"extract: nothing to do: {plan.job.input_path} has no documents"
+        return f"extract: nothing to do: {source} has no documents"
     errors = f" ({_count(plan.done_errors, 'error')}: {RETRY_HINT})" if plan.done_errors else ""
-    return f"extract: nothing to do: every document has a record in {plan.job.output_path}{errors}"
+    return f"extract: nothing to do: every document has a record in {out}{errors}"
 
 
 def describe(plan: CheckedJob) -> str:
     """One line on what a run of ``plan`` will do, for the log."""
     job = plan.job
-    text = f"extract: {plan.total} documents in {job.input_path}"
+    text = f"extract: {plan.total} documents in {job.source}"
     kept = plan.done_values + plan.done_errors
     if kept:
         errors = f" ({plan.done_errors} of them errors)" if plan.done_errors else ""
@@ -739,4 +1306,3 @@ def exit_status(summary: Summary) -> int:
     if summary.failure is not None or summary.remaining:
         return 2
     return 1 if summary.errors_on_disk else 0
-

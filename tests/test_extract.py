@@ -10,6 +10,7 @@ requests at once against a real llama-server.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
 import os
@@ -153,14 +154,30 @@ class AsyncPromptBackend(PromptBackend):
             self.in_flight -= 1
 
 
-def job(tmp_path: Path, lines: list[Any], **options: Any) -> ex.ExtractJob:
-    return ex.ExtractJob(Adult, write_jsonl(tmp_path / "in.jsonl", lines),
-                         tmp_path / "out.jsonl", **{"max_retries": 0, **options})
+GENERATION = {"max_retries", "max_tokens", "system", "temperature", "seed", "reasoning"}
+
+
+def job(tmp_path: Path, lines: list[Any], **settings: Any) -> ex.ExtractJob:
+    """A job over ``lines`` (as in.jsonl); generation keywords go to its options."""
+    options: Any = {"max_retries": 0, **{k: v for k, v in settings.items() if k in GENERATION}}
+    rest = {k: v for k, v in settings.items() if k not in GENERATION}
+    return ex.ExtractJob(Adult, write_jsonl(tmp_path / "in.jsonl", lines), tmp_path / "out.jsonl",
+                         options=options, **rest)
+
+
+def run_on(llm: sg.LLM, plan: ex.CheckedJob) -> ex.Summary:
+    """Run ``plan`` to its end as the command does; the summary (a fatal failure in it)."""
+    counts = ex.Counts()
+    try:
+        for _ in ex.records(plan, [llm], counts=counts):
+            pass
+    except sg.BackendError as failure:
+        return ex.summary(plan, counts, failure=failure)
+    return ex.summary(plan, counts)
 
 
 def run_scripted(the_job: ex.ExtractJob, backend: Any = None) -> ex.Summary:
-    llm = sg.LLM.from_backend(backend or PromptBackend())
-    return asyncio.run(ex.extract(llm, ex.prepare(the_job)))
+    return run_on(sg.LLM.from_backend(backend or PromptBackend()), ex.prepare(the_job))
 
 
 # ---------------------------------------------------------------- records of every kind
@@ -205,7 +222,7 @@ def test_every_line_becomes_one_record(tmp_path: Path) -> None:
 def test_plain_text_input_has_line_numbers_for_ids(tmp_path: Path) -> None:
     (tmp_path / "in.txt").write_text("Ada is 36.\n\nBob is 41.\r\n")
     the_job = ex.ExtractJob(Adult, tmp_path / "in.txt", tmp_path / "out.jsonl",
-                            input_format="text")
+                            input_format="text", options={"max_retries": 0})
     assert ex.exit_status(run_scripted(the_job)) == 0
     assert records(the_job.output_path) == {
         1: {"id": 1, "value": {"name": "Ada", "age": 36}},
@@ -226,7 +243,7 @@ def test_the_template_fills_text_and_other_fields(tmp_path: Path) -> None:
     assert backend.prompts == ['{title}: Notes ["x", "é"]\nAda is 36. / Ada is 36.']
     error = records(the_job.output_path)[2]["error"]
     assert error == {"type": "InputError",
-                     "message": "line 2: no field 'title' for the --prompt placeholder"}
+                     "message": "line 2: no field 'title' for the prompt placeholder"}
 
 
 def test_the_text_field_may_stand_for_the_document(tmp_path: Path) -> None:
@@ -234,7 +251,7 @@ def test_the_text_field_may_stand_for_the_document(tmp_path: Path) -> None:
     run_scripted(job(tmp_path, [{"body": "Ada is 36."}], text_field="body", prompt="{body}"),
                  backend)
     assert backend.prompts == ["Ada is 36."]
-    with pytest.raises(ex.JobError, match=re.escape("no {text} placeholder (or {body}, the --field)")):
+    with pytest.raises(ex.JobError, match=re.escape("no {text} placeholder (or {body}, the text_field)")):
         ex.prepare(job(tmp_path, [{"body": "Ada is 36."}], text_field="body", prompt="Hi."))
 
 
@@ -246,7 +263,7 @@ def test_the_text_field_may_stand_for_the_document(tmp_path: Path) -> None:
     ("{text:>9}", "placeholder {text:>9} is not a plain {name}"),
     ("{text.upper}", "placeholder {text.upper} is not a plain {name}"),
     ("{text} {", "Single '{' encountered"),
-    ("{text} {titel}", "no line is a usable document (the first: line 1: no field 'titel'"),
+    ("{text} {titel}", "no document is usable (the first: line 1: no field 'titel'"),
 ])
 def test_a_bad_template_stops_before_any_model_work(tmp_path: Path, prompt: str, message: str) -> None:
     with pytest.raises(ex.JobError, match=re.escape(message)):
@@ -257,8 +274,8 @@ def test_a_bad_template_stops_before_any_model_work(tmp_path: Path, prompt: str,
 def test_an_input_without_one_usable_document_is_refused(tmp_path: Path) -> None:
     lines = [{"body": "Ada is 36."}, "not json", {"body": "Bob is 41."}]
     with pytest.raises(ex.JobError, match=re.escape(
-            "no line is a usable document (the first: line 1: no field 'text' (the document "
-            "text, a string)); check --field")):
+            "no document is usable (the first: line 1: no field 'text' (the document "
+            "text, a string)); check text_field, prompt and input_format")):
         ex.prepare(job(tmp_path, lines))
     assert ex.prepare(job(tmp_path, lines, text_field="body")).todo == 3
 
@@ -333,7 +350,7 @@ def test_a_torn_last_line_is_cut_off(tmp_path: Path, tail: bytes, cut: int) -> N
     plan = ex.prepare(job(tmp_path, lines))
     assert plan.repaired_bytes == cut and plan.todo == 1
     assert the_job.output_path.read_bytes() == good
-    asyncio.run(ex.extract(sg.LLM.from_backend(PromptBackend()), plan))
+    run_on(sg.LLM.from_backend(PromptBackend()), plan)
     assert sorted(records(the_job.output_path)) == [1, 2, 3, 9]
 
 
@@ -375,16 +392,20 @@ def test_a_stop_leaves_finished_records_and_a_rerun_completes_them(tmp_path: Pat
     lines = [{"id": i, "text": f"Person{i} is {i}."} for i in range(6)]
     backend = AsyncPromptBackend(stop_at=4)  # stop when the fourth request starts
 
-    async def interrupted() -> ex.Summary:
-        the_llm = sg.LLM.from_backend(backend)
-        return await ex.extract(the_llm, ex.prepare(job(tmp_path, lines, concurrency=2)),
-                                stop=backend.stop)
+    async def interrupted() -> int:
+        run = ex.arecords(ex.prepare(job(tmp_path, lines, concurrency=2)), [sg.LLM.from_backend(backend)])
+        got = 0
+        async with contextlib.aclosing(run):
+            async for _ in run:
+                got += 1
+                if backend.stop.is_set():
+                    break  # leaving the loop stops the run
+        return got
 
-    summary = asyncio.run(interrupted())
-    assert summary.interrupted and ex.exit_status(summary) == 130
-    assert 0 < summary.on_disk < 6 and summary.remaining == 6 - summary.on_disk
+    got = asyncio.run(interrupted())
     assert backend.in_flight == 0  # the requests in flight were cancelled
     partial = records(tmp_path / "out.jsonl")
+    assert 0 < got <= len(partial) < 6  # what finished in flight is written too
     summary = run_scripted(job(tmp_path, lines), PromptBackend())
     assert summary.skipped == len(partial) and ex.exit_status(summary) == 0
     reference = tmp_path / "reference"
@@ -394,20 +415,28 @@ def test_a_stop_leaves_finished_records_and_a_rerun_completes_them(tmp_path: Pat
 
 
 class SignallingBackend(AsyncPromptBackend):
-    """Sends this process SIGTERM when its third request starts, as a scheduler would."""
+    """Sends this process SIGTERM when its third request starts, as a scheduler would, and
+    takes its time over that request."""
 
     async def acomplete(self, request: CompletionRequest) -> AsyncIterator[TextDelta | Completion]:
         if len(self.prompts) == 2:
             os.kill(os.getpid(), signal.SIGTERM)
+            await asyncio.sleep(5)  # cancelled long before
         async for event in super().acomplete(request):
             yield event
 
 
 def test_sigterm_stops_a_blocking_run_cleanly(tmp_path: Path) -> None:
+    from structgen._cli import run_to_end
+
     lines = [{"id": i, "text": f"Person{i} is {i}."} for i in range(5)]
     before = signal.getsignal(signal.SIGTERM)
     llm = sg.LLM.from_backend(SignallingBackend())
-    summary = ex.run_extract(llm, ex.prepare(job(tmp_path, lines)))
+    plan, counts = ex.prepare(job(tmp_path, lines)), ex.Counts()
+    started = time.monotonic()
+    signum, failure = run_to_end(ex.records(plan, [llm], counts=counts), counts)
+    assert time.monotonic() - started < 4  # the request in flight was cancelled
+    summary = ex.summary(plan, counts, interrupted=signum is not None, signum=signum or 0, failure=failure)
     assert summary.interrupted and summary.signum == signal.SIGTERM
     assert ex.exit_status(summary) == 143 and summary.on_disk == 2
     assert sorted(records(tmp_path / "out.jsonl")) == [0, 1]
@@ -541,12 +570,249 @@ def test_a_missing_input_file_is_one_line(tmp_path: Path, capsys: pytest.Capture
     assert status == 2 and "nope.jsonl: no such file" in capsys.readouterr().err
 
 
+# ---------------------------------------------------------------- structgen.extract, on scripted models
+
+
+def scripted(backend: Any = None) -> sg.LLM:
+    return sg.LLM.from_backend(backend or PromptBackend())
+
+
+def test_extract_takes_documents_of_every_kind(tmp_path: Path) -> None:
+    llm = scripted()
+    got = list(sg.extract(Adult, ["Ada is 36.", "Bob is 41."], llm=llm, max_retries=0))
+    assert [(r.id, r.value) for r in got] == [(0, Adult(name="Ada", age=36)), (1, Adult(name="Bob", age=41))]
+    assert all(r.ok and r.error is None and r.reasoning is None for r in got)
+    pairs = list(sg.extract(Adult, [("a", "Ada is 36."), (7, "Bob is FAIL 41.")], llm=llm, max_retries=0))
+    assert [r.id for r in pairs] == ["a", 7] and pairs[0].ok and not pairs[1].ok
+    failure = pairs[1].error
+    assert failure is not None and failure.type == "OutputValidationError"
+    assert json.loads(failure.text) == {"name": "Bob", "age": -1}
+    by_id = list(sg.extract(Adult, {"ada": "Ada is 36.", 3: "Cy is 3."}, llm=llm))
+    assert [(r.id, r.value.age if r.value else None) for r in by_id] == [("ada", 36), (3, 3)]
+    mappings = [{"id": "x", "body": "Cy is 7.", "title": "T"}, {"body": "Di is 8.", "title": "U"},
+                {"id": 1.5, "body": "Ed is 9."}, {"id": "y", "body": "Fay is 2."}]
+    out = {r.id: r for r in sg.extract(Adult, mappings, llm=llm, text_field="body", prompt="{title}\n{text}")}
+    assert out["x"].value == Adult(name="Cy", age=7) and out[1].value == Adult(name="Di", age=8)
+    assert out[2].error == sg.ExtractFailure("InputError", "document 2: the id ('id') must be a string or an "
+                                                           "integer, not 1.5")
+    assert out["y"].error == sg.ExtractFailure("InputError", "document 3: no field 'title' for the prompt placeholder")
+    (tmp_path / "in.txt").write_text("Ada is 36.\n\nBob is 41.\n")
+    from_file = {r.id: r.value for r in sg.extract(Adult, tmp_path / "in.txt", llm=llm)}
+    assert from_file == {1: Adult(name="Ada", age=36), 3: Adult(name="Bob", age=41)}  # line numbers
+    write_jsonl(tmp_path / "in.jsonl", [{"id": "a", "text": "Ada is 1."}, "not json"])
+    kinds = {r.id: r.ok for r in sg.extract(Adult, tmp_path / "in.jsonl", llm=llm)}
+    assert kinds == {"a": True, 2: False}
+
+
+def test_extract_checks_its_job_when_called(tmp_path: Path) -> None:
+    llm = scripted()
+    with pytest.raises(sg.JobError) as caught:
+        sg.extract(Adult, ["Ada is 1."], llm=llm, prompt="Who is it?")
+    assert caught.value.option == "prompt" and caught.value.path is None
+    assert str(caught.value).startswith("prompt: the template has no {text} placeholder")
+    assert isinstance(caught.value, sg.StructgenError) and isinstance(caught.value, ValueError)
+    with pytest.raises(sg.JobError, match=r'document 1: id "a" is already the id of document 0'):
+        sg.extract(Adult, [("a", "x"), ("a", "y")], llm=llm)
+    source = write_jsonl(tmp_path / "in.jsonl", [{"id": 1, "text": "x"}, {"id": 1, "text": "y"}])
+    with pytest.raises(sg.JobError) as caught:
+        sg.extract(Adult, source, llm=llm)
+    assert (caught.value.option, caught.value.path, caught.value.line) == ("documents", str(source), 2)
+    (tmp_path / "out.jsonl").write_text('{"name": "Ada"}\n')
+    with pytest.raises(sg.JobError) as caught:
+        sg.extract(Adult, ["Ada is 1."], llm=llm, output=tmp_path / "out.jsonl")
+    assert (caught.value.option, caught.value.line) == ("output", 1) and "right output?" in str(caught.value)
+    with pytest.raises(sg.JobError, match="keep_reasoning needs a reasoning budget"):
+        sg.extract(Adult, ["x"], llm=llm, keep_reasoning=True)
+    with pytest.raises(TypeError, match="documents is a str"):
+        sg.extract(Adult, "Ada is 36.", llm=llm)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="document 1 is a number"):
+        sg.extract(Adult, ["x", 5], llm=llm)  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="not both"):
+        sg.extract(Adult, ["x"], llm=llm, model="m.gguf")
+    run = sg.extract(Adult, ["Ada is 1."], model=tmp_path / "no-such.gguf")  # checked; nothing loaded yet
+    with pytest.raises(sg.ModelNotFoundError):
+        next(run)
+
+
+def test_documents_read_once_are_checked_as_they_come(tmp_path: Path) -> None:
+    heard: list[sg.ExtractProgress] = []
+    docs = (text for text in ["Ada is 1.", "Bob is 2."])
+    got = list(sg.extract(Adult, docs, llm=scripted(), output=tmp_path / "out.jsonl", progress=heard.append))
+    assert [r.id for r in got] == [0, 1] and [p.total for p in heard] == [None, None]
+    again = ((i, text) for i, text in enumerate(["Ada is 1.", "Bob is 2.", "Cy is 3."]))
+    assert [r.id for r in sg.extract(Adult, again, llm=scripted(), output=tmp_path / "out.jsonl")] == [2]
+    twice = iter([("a", "Ada is 1."), ("b", "Bob is 2."), ("a", "Cy is 3.")])
+    run = sg.extract(Adult, twice, llm=scripted())
+    assert [next(run).id, next(run).id] == ["a", "b"]
+    with pytest.raises(sg.JobError, match=r'document 2: id "a" is already the id of document 0'):
+        next(run)
+
+
+def test_extract_resumes_from_its_output(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    backend = PromptBackend()
+    llm = scripted(backend)
+    texts: dict[str | int, str] = {"a": "Ada is 1.", "b": "Bob is FAIL 2.", "c": "Cy is 3."}
+    assert len(list(sg.extract(Adult, texts, llm=llm, output=out, max_retries=0))) == 3
+    assert records(out)["b"]["error"]["type"] == "OutputValidationError"
+    again = list(sg.extract(Adult, {**texts, "d": "Di is 4."}, llm=llm, output=out))
+    assert [r.id for r in again] == ["d"] and len(backend.prompts) == 4  # finished ids skipped
+    texts["b"] = "Bob is 2."
+    retried = list(sg.extract(Adult, iter(texts.items()), llm=llm, output=out, retry_errors=True))
+    assert [(r.id, r.ok) for r in retried] == [("b", True)] and len(backend.prompts) == 5
+    assert sorted(records(out)) == ["a", "b", "c", "d"]  # one record per id
+
+
+def test_extract_reports_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    heard: list[sg.ExtractProgress] = []
+    texts = [f"P{i} is {i} {'FAIL' if i == 2 else ''}" for i in range(4)]
+    out = tmp_path / "out.jsonl"
+    list(sg.extract(Adult, texts, llm=scripted(), output=out, max_retries=0, progress=heard.append))
+    assert [(p.done, p.total, p.errors, p.skipped) for p in heard] == [
+        (1, 4, 0, 0), (2, 4, 0, 0), (3, 4, 1, 0), (4, 4, 1, 0)]
+    assert all(p.seconds >= 0 for p in heard) and heard[-1].eta in (None, 0)
+    heard.clear()
+    list(sg.extract(Adult, [*texts, "Q is 4.", "R is 5."], llm=scripted(), output=out, progress=heard.append))
+    assert [(p.done, p.total, p.errors, p.skipped) for p in heard] == [(5, 6, 1, 4), (6, 6, 1, 4)]
+    capsys.readouterr()
+    list(sg.extract(Adult, ["Ada is 1.", "Bob is 2."], llm=scripted(), progress=True))
+    err = capsys.readouterr().err  # not a terminal: a plain line at each tenth
+    assert err.splitlines()[-1].startswith("extract: 2/2 (100%)") and "\x1b" not in err
+
+
+def test_leaving_the_loop_stops_the_run(tmp_path: Path) -> None:
+    backend = AsyncPromptBackend()
+    out = tmp_path / "out.jsonl"
+    run = sg.extract(Adult, [f"P{i} is {i}." for i in range(8)], llm=scripted(backend), output=out,
+                     concurrency=3)
+    first = next(run)
+    run.close()  # as a break does
+    assert backend.in_flight == 0  # the requests in flight were cancelled
+    assert first.id in records(out) and 1 <= len(records(out)) < 8
+
+
+def test_documents_go_to_the_model_with_the_fewest_in_flight() -> None:
+    one, two = AsyncPromptBackend(), AsyncPromptBackend()
+    got = list(sg.extract(Adult, [f"P{i} is {i}." for i in range(8)], llm=[scripted(one), scripted(two)],
+                          concurrency=4))
+    assert sorted(r.id for r in got) == list(range(8)) and all(r.ok for r in got)
+    assert one.most_in_flight == two.most_in_flight == 2 and len(one.prompts) + len(two.prompts) == 8
+
+
+def test_aextract_runs_on_the_event_loop(tmp_path: Path) -> None:
+    backend = AsyncPromptBackend()
+
+    async def main() -> tuple[list[Any], list[Any]]:
+        texts = [f"P{i} is {i}." for i in range(6)]
+        every = [r async for r in sg.aextract(Adult, texts, llm=scripted(backend), concurrency=3)]
+        some = []
+        run = sg.aextract(Adult, texts, llm=scripted(backend), concurrency=3, output=tmp_path / "o.jsonl")
+        async with contextlib.aclosing(run):  # type: ignore[type-var]
+            async for record in run:
+                some.append(record)
+                break
+        return every, some
+
+    every, some = asyncio.run(main())
+    assert sorted(r.value.age for r in every) == list(range(6)) and backend.most_in_flight == 3
+    assert len(some) == 1 and backend.in_flight == 0 and len(records(tmp_path / "o.jsonl")) >= 1
+
+
+def test_a_failing_server_ends_the_run_with_its_error(tmp_path: Path) -> None:
+    texts = ["P0 is 0.", "P1 is 1.", "P2 is 2. DOWN", "P3 is 3."]
+    out = tmp_path / "out.jsonl"
+    got = []
+    with pytest.raises(sg.BackendError, match="connection refused"):
+        for record in sg.extract(Adult, texts, llm=scripted(), output=out):
+            got.append(record.id)
+    assert got == [0, 1] and sorted(records(out)) == [0, 1]
+
+
+@pytest.mark.parametrize(("concurrency", "threads", "batch", "cores", "cpus", "lanes"), [
+    (1, None, None, 2, 2, [(None, None, 1)]),           # LLM()'s own threads
+    (1, 3, None, 2, 2, [(3, None, 1)]),
+    (4, None, None, 2, 2, [(1, 1, 2), (1, 1, 2)]),      # a model per core, two documents each
+    (3, None, None, 2, 2, [(1, 1, 2), (1, 1, 1)]),
+    (2, None, None, 8, 16, [(4, 8, 1), (4, 8, 1)]),     # the cores shared out
+    (4, None, None, 1, 1, [(1, 1, 4)]),                 # one core: one model
+    (4, 2, None, 2, 2, [(2, 2, 4)]),                    # --threads 2 on 2 cores: one model
+    (3, 1, 2, 4, 8, [(1, 2, 1), (1, 2, 1), (1, 2, 1)]),
+])
+def test_lanes_spread_documents_over_the_cores(concurrency: int, threads: int | None, batch: int | None,
+                                               cores: int, cpus: int, lanes: list[tuple[Any, ...]]) -> None:
+    plan = ex.lane_plan(concurrency, threads=threads, threads_batch=batch, cores=cores, cpus=cpus)
+    assert [(lane.threads, lane.threads_batch, lane.sequences) for lane in plan] == lanes
+    assert sum(lane.sequences for lane in plan) == concurrency
+
+
+def test_job_errors_are_structgen_errors() -> None:
+    assert issubclass(sg.JobError, sg.StructgenError) and issubclass(sg.JobError, ValueError)
+    error = sg.JobError("in.jsonl:3: id 1 is already the id of line 1", option="documents", path="in.jsonl", line=3)
+    assert (error.option, error.path, error.line) == ("documents", "in.jsonl", 3)
+    assert str(error) == "in.jsonl:3: id 1 is already the id of line 1"
+
+
+# ---------------------------------------------------------------- the command line's model flags
+
+
+def fake_llm(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, dict[str, Any]]]:
+    """LLM(...) records its arguments and answers as PromptBackend does; two cores."""
+    from structgen._backends.llamacpp import _threads
+
+    made: list[tuple[Any, dict[str, Any]]] = []
+    real = sg.LLM
+
+    def loaded(model: Any = None, **options: Any) -> sg.LLM:
+        made.append((model, options))
+        return real.from_backend(PromptBackend())
+
+    monkeypatch.setattr("structgen._llm.LLM", loaded)
+    monkeypatch.setattr(_threads, "default_threads", lambda: _threads.Threads(token=2, batch=2))
+    return made
+
+
+def test_llama_flags_reach_every_model_of_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    made = fake_llm(monkeypatch)
+    write_jsonl(tmp_path / "in.jsonl", [{"text": f"P{i} is {i}."} for i in range(5)])
+    base = ["extract", "builtins:dict", "--input", str(tmp_path / "in.jsonl"), "--model", "m.gguf", "--quiet"]
+    status = main([*base, "--output", str(tmp_path / "a.jsonl"), "--concurrency", "3", "--n-ctx", "1024",
+                   "--threads-batch", "3", "--n-batch", "64", "--lookahead", "0", "--prompt-cache-bytes", "0",
+                   "--grammar-step-seconds", "2.5", "--seed", "7"])
+    assert status == 0 and len(records(tmp_path / "a.jsonl")) == 5
+    shared = {"seed": 7, "n_ctx": 1024, "n_batch": 64, "lookahead": 0, "prompt_cache_bytes": 0,
+              "grammar_step_seconds": 2.5, "n_threads": 1, "n_threads_batch": 3}
+    assert made == [("m.gguf", {**shared, "sequences": 2}), ("m.gguf", {**shared, "sequences": None})]
+    made.clear()
+    assert main([*base, "--output", str(tmp_path / "b.jsonl"), "--threads", "2"]) == 0
+    assert made == [("m.gguf", {"seed": 0, "n_threads": 2, "n_threads_batch": None, "sequences": None})]
+
+
+def test_generate_takes_the_llama_flags(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    made = fake_llm(monkeypatch)
+    assert main(["generate", "builtins:dict", "Ada is 36.", "--model", "m.gguf", "--n-ctx", "512",
+                 "--threads", "1", "--threads-batch", "2", "--n-gpu-layers", "-1"]) == 0
+    assert made == [("m.gguf", {"seed": 0, "n_ctx": 512, "n_threads": 1, "n_threads_batch": 2, "n_gpu_layers": -1})]
+    assert json.loads(capsys.readouterr().out) == {"name": "Ada", "age": 36}
+
+
+def test_llama_flags_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_jsonl(tmp_path / "in.jsonl", [{"text": "Ada is 36."}])
+    base = ["extract", "builtins:dict", "--input", str(tmp_path / "in.jsonl"), "--output", str(tmp_path / "o.jsonl")]
+    assert main([*base, "--backend", "http://127.0.0.1:9", "--n-ctx", "512"]) == 2
+    assert "--n-ctx: settings of the in-process model" in capsys.readouterr().err
+    for bad in (["--lookahead", "-1"], ["--n-ctx", "0"], ["--grammar-step-seconds", "0"], ["--threads", "x"]):
+        with pytest.raises(SystemExit) as exited:
+            main([*base, *bad])
+        assert exited.value.code == 2
+
+
 # ---------------------------------------------------------------- on the real model
 
 
 def cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "structgen", "extract", "models:Person", *args,
-            "--threads", "1", "--max-tokens", "24", "--max-retries", "0"]
+    threads = [] if "--backend" in args else ["--threads", "1"]  # a server's threads are its own
+    return [sys.executable, "-m", "structgen", "extract", "models:Person", *args, *threads,
+            "--max-tokens", "24", "--max-retries", "0"]
 
 
 def cli_env() -> dict[str, str]:
@@ -622,7 +888,7 @@ def test_a_torn_line_is_repaired_and_its_document_done_again(
     the_job = ex.ExtractJob(Person, work / "docs.jsonl", out)
     plan = ex.prepare(the_job)
     assert plan.repaired_bytes == len(last) // 2 and plan.todo == 1
-    summary = ex.run_extract(llm, plan)
+    summary = run_on(llm, plan)
     assert summary.written_values + summary.written_errors == 1
     assert records(out) == reference
 
@@ -630,7 +896,7 @@ def test_a_torn_line_is_repaired_and_its_document_done_again(
 @pytest.mark.model
 def test_a_model_error_is_a_typed_record_with_the_text(llm: sg.LLM, tmp_path: Path) -> None:
     the_job = job(tmp_path, [{"id": "x", "text": "Ada Lovelace is 36 years old."}], max_tokens=4)
-    summary = ex.run_extract(llm, ex.prepare(the_job))
+    summary = run_on(llm, ex.prepare(the_job))
     error = records(the_job.output_path)["x"]["error"]
     assert error["type"] == "IncompleteOutputError" and "max_tokens=4 ran out" in error["message"]
     assert error["text"].startswith('{"name": ')
@@ -650,3 +916,28 @@ def test_concurrent_requests_to_a_llama_server(work: Path, reference: dict[Any, 
     assert done.returncode == 1, done.stderr
     # Greedy decoding under the same grammar: the server's sampler gives the same records.
     assert records(work / "served.jsonl") == reference
+
+
+@pytest.mark.model
+def test_extract_on_the_default_model(llm: sg.LLM, tmp_path: Path) -> None:
+    texts = {"ada": "Ada Lovelace is 36 years old.", "bob": "Bob, aged 41, fixes bikes.",
+             "chen": "Chen turned 29 last week."}
+    out, heard = tmp_path / "people.jsonl", []
+    got = {r.id: r for r in sg.extract(Person, texts, llm=llm, output=out, progress=heard.append)}
+    assert sorted(got) == ["ada", "bob", "chen"] and all(isinstance(r.value, Person) for r in got.values())
+    assert got["ada"].value == Person.model_validate(records(out)["ada"]["value"])
+    assert [p.done for p in heard] == [1, 2, 3] and heard[-1].total == 3
+    texts["dora"] = "The baker Dora is 52."
+    again = list(sg.extract(Person, texts, llm=llm, output=out))
+    assert [r.id for r in again] == ["dora"] and again[0].ok  # the finished ids are skipped
+    assert sorted(records(out)) == ["ada", "bob", "chen", "dora"]
+
+
+@pytest.mark.model
+def test_concurrency_on_the_default_model_gives_every_record(llm: sg.LLM, tmp_path: Path) -> None:
+    texts = [doc["text"] for doc in DOCS if isinstance(doc, dict)]
+    one = {r.id: r.value for r in sg.extract(Person, texts, llm=llm)}
+    two = {r.id: r for r in sg.extract(Person, texts, concurrency=2, max_tokens=24, max_retries=0)}
+    assert sorted(two) == sorted(one) == [0, 1, 2, 3] and all(r.ok for r in two.values())
+    if len(ex.lane_plan(2)) == 2:  # one document per model: decoded exactly as one at a time
+        assert {i: r.value for i, r in two.items()} == one

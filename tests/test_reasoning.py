@@ -223,19 +223,17 @@ def test_a_thinking_models_template_gets_a_bounded_section_unasked_and_false_tur
 
 @pytest.mark.model
 def test_extract_keeps_the_reasoning_on_request(smol: sg.LLM, tmp_path: Path) -> None:
-    from structgen import _extract as ex
-
     source = tmp_path / "in.jsonl"
     source.write_text('{"id": "ada", "text": "Ada Lovelace is 36 years old."}\n{"id": "bob", "text": "Bob is 41."}\n')
     for keep in (True, False):
         out = tmp_path / f"out-{keep}.jsonl"
-        job = ex.ExtractJob(Person, source, out, reasoning=24, keep_reasoning=keep)
-        asyncio.run(ex.extract(smol, ex.prepare(job)))
+        got = list(sg.extract(Person, source, llm=smol, output=out, reasoning=24, keep_reasoning=keep))
+        assert all(bool(r.reasoning) == keep for r in got)
         records = [json.loads(line) for line in out.read_text().splitlines()]
         assert [r["id"] for r in records] == ["ada", "bob"] and all("value" in r for r in records)
         assert all(bool(r.get("reasoning")) == keep for r in records)
     with pytest.raises(ValueError, match="keep_reasoning needs a reasoning budget"):
-        ex.ExtractJob(Person, source, tmp_path / "x.jsonl", keep_reasoning=True)
+        sg.extract(Person, source, llm=smol, output=tmp_path / "x.jsonl", keep_reasoning=True)
 
 
 # -- the real sampler, on the tool-trained model ------------------------------------------------

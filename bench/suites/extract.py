@@ -1,24 +1,24 @@
-"""Several documents decoded together: ``structgen extract`` in-process, one at a time against
-N at a time (``--concurrency N``, which loads the model with ``sequences=N``).
+"""Several documents at once: ``structgen.extract`` in-process, one at a time against N at a time
+(``concurrency=N``: the engine's lanes, up to one model per core, each decoding its share of the N
+documents together; see ``structgen._extract.lane_plan``).
 
 32 short support messages of our own (written for this bench, the way customers write) are
-turned into records by the same code path as ``structgen extract``
-(``prepare`` + ``run_extract``), once per concurrency, each from a freshly loaded model; the
-concurrencies take turns ``--repeat`` times in a rotating order and their seconds are summed.
-Per concurrency: documents per second, the ratio to one at a time, the records that differ
-from one at a time's (batched rows may round differently, and greedy decoding then follows
-another path: each difference is listed), the ``llama_decode`` calls and the rows they
-evaluated.
+turned into records by ``structgen.extract`` (the engine ``structgen extract`` runs), once per
+concurrency, each on freshly loaded models (the load is not timed); the concurrencies take turns
+``--repeat`` times in a rotating order and their seconds are summed. ``--one-model`` adds, for
+each N > 1, the layout before lanes: one model of N sequences with ``LLM()``'s threads ("N, one
+model"). Per row: documents per second, the ratio to one at a time, the records that differ from
+one at a time's (batched rows may round differently, and greedy decoding then follows another
+path: each difference is listed), the ``llama_decode`` calls and the rows they evaluated.
 
 Two record types: ``ticket`` (a name, then three fields of listed values, which the backend
 scores as whole alternatives: nearly every evaluation is already a batch of several tokens)
-and ``note`` (three free strings: mostly one sampled token at a time, where sharing a decode
-call between documents pays most). The table and the records go to ``--results`` (default
-``bench/results/latest/extract.json``). Usage::
+and ``note`` (three free strings: mostly one sampled token at a time). The table and the records
+go to ``--results`` (default ``bench/results/latest/extract.json``). Usage::
 
     python -m bench.suites.extract [--type ticket|note] [--model PATH|smollm2|gemma]
                             [--concurrency 1,4,8] [--repeat N] [--threads N] [--documents N]
-                            [--results FILE]
+                            [--one-model] [--results FILE]
 """
 
 from __future__ import annotations
@@ -33,9 +33,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+import structgen
 from bench.harness import model_path, results_file
 from structgen import LLM
-from structgen import _extract as ex  # `structgen extract`'s own code path, run in-process and timed
+from structgen import _extract as ex  # the engine's choice of lanes (threads and sequences per model)
 
 
 class Ticket(BaseModel):
@@ -129,27 +130,30 @@ PROMPT = "Extract the support ticket from this message.\n\n{text}"
 NOTE_PROMPT = "Who wrote this message, about which product, and what is the problem, in a few words?\n\n{text}"
 
 
-def run_once(model: str, kind: str, concurrency: int, threads: int | None, documents: int,
+def run_once(model: str, kind: str, layout: str, concurrency: int, threads: int | None, documents: int,
              workdir: Path) -> dict[str, Any]:
     source = workdir / "messages.jsonl"
-    output = workdir / f"tickets-{concurrency}.jsonl"
+    output = workdir / f"tickets-{layout}-{concurrency}.jsonl"
     output.unlink(missing_ok=True)
-    job = ex.ExtractJob(TYPES[kind], source, output, prompt=PROMPT if kind == "ticket" else NOTE_PROMPT,
-                        concurrency=concurrency)
-    llm = LLM(model, n_threads=threads, sequences=concurrency if concurrency > 1 else None)
+    if layout == "lanes":
+        llms = ex.load_lanes(model, ex.lane_plan(concurrency, threads=threads))
+    else:  # before lanes: one model of N sequences, LLM()'s threads
+        llms = [LLM(model, n_threads=threads, sequences=concurrency if concurrency > 1 else None)]
     try:
-        plan = ex.prepare(job)
         start = time.perf_counter()
-        summary = ex.run_extract(llm, plan)
+        done = list(structgen.extract(TYPES[kind], source, llm=llms, output=output, concurrency=concurrency,
+                                      prompt=PROMPT if kind == "ticket" else NOTE_PROMPT))
         seconds = time.perf_counter() - start
-        batcher = getattr(llm.backend, "_batcher", None)
-        decodes = None if batcher is None else batcher.decodes
-        rows = None if batcher is None else batcher.rows
+        batchers = [getattr(llm.backend, "_batcher", None) for llm in llms]
+        decodes = sum(b.decodes for b in batchers if b is not None) or None
+        rows = sum(b.rows for b in batchers if b is not None) or None
     finally:
-        llm.close()
+        for llm in llms:
+            llm.close()
     records = {r["id"]: r for r in map(json.loads, output.read_text().splitlines())}
-    assert summary.written_values + summary.written_errors == documents, summary
-    return {"seconds": seconds, "records": records, "decodes": decodes, "rows": rows}
+    assert len(done) == len(records) == documents, (len(done), len(records))
+    assert all(r.ok for r in done), [r.error for r in done if not r.ok]
+    return {"seconds": seconds, "records": records, "decodes": decodes, "rows": rows, "lanes": len(llms)}
 
 
 def main() -> None:
@@ -160,6 +164,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--documents", type=int, default=len(MESSAGES))
+    parser.add_argument("--one-model", action="store_true",
+                        help="also run each N > 1 on one model of N sequences (the layout before lanes)")
     parser.add_argument("--split", choices=["dev", "holdout"], default="dev",
                         help="dev: the messages the backend's choices were made on; holdout: written after")
     parser.add_argument("--results", default=None,
@@ -169,45 +175,54 @@ def main() -> None:
     levels = [int(c) for c in args.concurrency.split(",")]
     if levels[0] != 1:
         levels.insert(0, 1)
+    runs_of = [("lanes", c) for c in levels]
+    if args.one_model:
+        runs_of += [("one model", c) for c in levels if c > 1]
+    label = {key: f"{key[1]}" if key[0] == "lanes" else f"{key[1]}, one model" for key in runs_of}
     pool = HOLDOUT if args.split == "holdout" else MESSAGES
     texts = (pool * (args.documents // len(pool) + 1))[: args.documents]
-    runs: dict[int, list[dict[str, Any]]] = {c: [] for c in levels}
+    runs: dict[tuple[str, int], list[dict[str, Any]]] = {key: [] for key in runs_of}
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         with open(workdir / "messages.jsonl", "w") as f:
             for i, text in enumerate(texts, 1):
                 f.write(json.dumps({"id": i, "text": text}) + "\n")
         for round_ in range(args.repeat):
-            order = levels[round_ % len(levels):] + levels[: round_ % len(levels)]
-            for c in order:
-                run = run_once(model, args.type, c, args.threads, len(texts), workdir)
-                runs[c].append(run)
-                print(f"round {round_ + 1}, concurrency {c}: {run['seconds']:.1f} s", flush=True)
-    base = runs[1][0]["records"]
-    base_seconds = sum(r["seconds"] for r in runs[1])
+            order = runs_of[round_ % len(runs_of):] + runs_of[: round_ % len(runs_of)]
+            for key in order:
+                run = run_once(model, args.type, key[0], key[1], args.threads, len(texts), workdir)
+                runs[key].append(run)
+                print(f"round {round_ + 1}, concurrency {label[key]} ({run['lanes']} models): "
+                      f"{run['seconds']:.1f} s", flush=True)
+    one = ("lanes", 1)
+    base = runs[one][0]["records"]
+    base_seconds = sum(r["seconds"] for r in runs[one])
     table = []
     print(f"\n{args.type}, {args.split}: {len(texts)} documents, {args.repeat} rounds; command: {' '.join(sys.argv)}")
-    print("| concurrency | seconds (sum) | documents/s | × one at a time | records differing | decodes | rows |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
-    for c in levels:
-        seconds = sum(r["seconds"] for r in runs[c])
-        differing = sorted({i for r in runs[c] for i, rec in r["records"].items() if rec != base[i]})
+    print("| concurrency | models | seconds (sum) | per round | documents/s | × one at a time | records differing "
+          "| decodes | rows |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|")
+    for key in runs_of:
+        seconds = sum(r["seconds"] for r in runs[key])
+        differing = sorted({i for r in runs[key] for i, rec in r["records"].items() if rec != base[i]})
         row = {
-            "concurrency": c, "seconds": seconds,
+            "concurrency": key[1], "layout": key[0], "models": runs[key][0]["lanes"], "seconds": seconds,
+            "rounds": [r["seconds"] for r in runs[key]],
             "documents_per_second": len(texts) * args.repeat / seconds,
             "speedup": base_seconds / seconds, "differing": differing,
-            "decodes": runs[c][-1]["decodes"], "rows": runs[c][-1]["rows"],
+            "decodes": runs[key][-1]["decodes"], "rows": runs[key][-1]["rows"],
         }
         table.append(row)
-        print(f"| {c} | {seconds:.1f} | {row['documents_per_second']:.2f} | {row['speedup']:.2f} "
-              f"| {len(differing)} | {row['decodes'] or '-'} | {row['rows'] or '-'} |")
-    for c in levels[1:]:
-        for i in next(r["differing"] for r in table if r["concurrency"] == c):
-            other = next(r["records"][i] for r in runs[c] if r["records"][i] != base[i])
-            print(f"concurrency {c}, document {i}: {base[i].get('value')} -> {other.get('value')}")
+        print(f"| {label[key]} | {row['models']} | {seconds:.1f} | {' / '.join(f'{r:.1f}' for r in row['rounds'])} "
+              f"| {row['documents_per_second']:.2f} | {row['speedup']:.2f} | {len(differing)} "
+              f"| {row['decodes'] or '-'} | {row['rows'] or '-'} |")
+    for key, row in zip(runs_of, table):
+        for i in row["differing"]:
+            other = next(r["records"][i] for r in runs[key] if r["records"][i] != base[i])
+            print(f"concurrency {label[key]}, document {i}: {base[i].get('value')} -> {other.get('value')}")
     results_file(args.results, "extract").write_text(json.dumps(
         {"command": " ".join(sys.argv), "type": args.type, "split": args.split, "documents": len(texts), "table": table,
-         "records": {c: runs[c][0]["records"] for c in levels}}, indent=1) + "\n")
+         "records": {label[key]: runs[key][0]["records"] for key in runs_of}}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
