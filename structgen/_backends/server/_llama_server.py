@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from pathlib import PurePath
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
@@ -135,24 +135,11 @@ class LlamaServerBackend(HttpBackend):
         thought: _Reader | None = None
         if request.reasoning is not None and request.reasoning.wanted(prompt):
             thought = _Reader(time.perf_counter())
-            prompt = yield from self._reasoning(request, request.reasoning, prompt, thought)
+            prompt = yield from reasoning_section(
+                self._http, "/completion", "n_predict", lambda text: self._body(request, text),
+                request.reasoning, prompt, thought)
         yield from self._http.events("/completion", self._body(request, prompt), reader.feed)
         yield self._finish(request, reader, thought)
-
-    def _reasoning(
-        self, request: CompletionRequest, section: Reasoning, prompt: str, thought: _Reader,
-    ) -> Flow[Event, str]:
-        """The reasoning section, streamed; returns the prompt the answer continues."""
-        if not section.opened_by(prompt):
-            prompt += section.open
-        if section.budget == 0:  # thinking off: the section is closed at once
-            return prompt + section.close + section.separator
-        body = {**self._body(request, prompt), "n_predict": section.budget, "stop": [section.close]}
-        for key in ("grammar", "grammar_lazy", "grammar_triggers"):
-            body.pop(key, None)
-        yield from self._http.events(
-            "/completion", body, lambda event: [ReasoningDelta(d.text) for d in thought.feed(event)])
-        return prompt + "".join(thought.parts) + section.close + section.separator
 
     def score(self, request: ScoreRequest) -> tuple[Score, ...]:
         """Each continuation's log-likelihood right after ``request.context`` (its tokens as the
@@ -188,14 +175,8 @@ class LlamaServerBackend(HttpBackend):
     def _finish(self, request: CompletionRequest, reader: _Reader, thought: _Reader | None) -> Completion:
         if reader.final is None or (thought is not None and thought.final is None):
             raise self._http.broken("/completion", "ended its stream before the final event")
-        usage, reasoning = reader.usage(), ""
-        if thought is not None:
-            spent = thought.usage()
-            reasoning = "".join(thought.parts)
-            usage.reasoning_tokens = spent.sampled_tokens
-            usage.model_seconds += spent.model_seconds
-            usage.prompt_seconds += spent.prompt_seconds
-            usage.total_seconds = time.perf_counter() - thought.started
+        usage = reader.usage()
+        reasoning = with_thought(usage, thought)
         completion = Completion("".join(reader.parts), reader.finish_reason(), usage, reasoning=reasoning)
         self._http.check_answer("/completion", request, completion)
         return completion
@@ -238,6 +219,47 @@ class _Reader:
             total_seconds=time.perf_counter() - self.started,
             attempts=1,
         )
+
+
+class ThoughtReader(Protocol):
+    """A reader of a streamed reasoning section: its text so far, when it started, what it spent."""
+
+    started: float
+    parts: list[str]
+
+    def feed(self, event: dict[str, Any]) -> Sequence[TextDelta]: ...
+
+    def usage(self) -> Usage: ...
+
+
+def reasoning_section(
+    http: Any, path: str, limit: str, body: Callable[[str], dict[str, Any]], section: Reasoning, prompt: str,
+    thought: ThoughtReader,
+) -> Flow[Event, str]:
+    """The reasoning section on a llama.cpp server, streamed: a completion of its own at
+    ``path`` (``body(prompt)`` without the grammar, ``limit`` naming its token budget) stopped
+    at the closing marker. Returns the prompt the answer continues."""
+    if not section.opened_by(prompt):
+        prompt += section.open
+    if section.budget == 0:  # thinking off: the section is closed at once
+        return prompt + section.close + section.separator
+    sent = {**body(prompt), limit: section.budget, "stop": [section.close]}
+    for key in ("grammar", "grammar_lazy", "grammar_triggers"):
+        sent.pop(key, None)
+    yield from http.events(path, sent, lambda event: [ReasoningDelta(d.text) for d in thought.feed(event)])
+    return prompt + "".join(thought.parts) + section.close + section.separator
+
+
+def with_thought(usage: Usage, thought: ThoughtReader | None) -> str:
+    """The reasoning section's text (empty without one); its spending added to the answer's ``usage``."""
+    if thought is None:
+        return ""
+    spent = thought.usage()
+    usage.reasoning_tokens = spent.sampled_tokens
+    usage.model_seconds += spent.model_seconds
+    usage.prompt_seconds += spent.prompt_seconds
+    usage.total_seconds = time.perf_counter() - thought.started
+    return "".join(thought.parts)
 
 
 def spelled_scores(

@@ -78,7 +78,7 @@ from ._chat_template import (
 from ._http import (
     _BACKOFF_SECONDS, DEFAULT_RETRIES, DEFAULT_TIMEOUT, Flow, HttpBackend, HttpSession, Timeout, _never_arrived, rooted,
 )
-from ._llama_server import spelled_scores
+from ._llama_server import reasoning_section, spelled_scores, with_thought
 from ._structural_tag import structural_tag, with_section
 
 Engine = Literal["llama-server", "vllm", "vllm-legacy", "sglang"]
@@ -291,38 +291,19 @@ class OpenAICompatibleBackend(HttpBackend):
         thought: _TextReader | None = None
         if request.reasoning is not None and request.reasoning.wanted(prompt):
             thought = _TextReader(time.perf_counter())
-            prompt = yield from self._reasoning(request, request.reasoning, prompt, thought)
+            prompt = yield from reasoning_section(
+                self._http, _COMPLETIONS, "max_tokens", lambda text: self._completion_body(request, text),
+                request.reasoning, prompt, thought)
         reader = _TextReader(time.perf_counter())
         yield from self._http.events(_COMPLETIONS, self._completion_body(request, prompt), reader.feed)
         if reader.finish is None or (thought is not None and thought.finish is None):
             raise self._http.broken(_COMPLETIONS, "ended its stream before the final chunk (no finish_reason)")
-        usage, reasoning = reader.usage(), ""
-        if thought is not None:
-            spent = thought.usage()
-            reasoning = "".join(thought.parts)
-            usage.reasoning_tokens = spent.sampled_tokens
-            usage.model_seconds += spent.model_seconds
-            usage.prompt_seconds += spent.prompt_seconds
-            usage.total_seconds = time.perf_counter() - thought.started
+        usage = reader.usage()
+        reasoning = with_thought(usage, thought)
         reason: FinishReason = "length" if reader.finish == "length" else "stop"
         completion = Completion("".join(reader.parts), reason, usage, reasoning=reasoning)
         self._http.check_answer(_COMPLETIONS, request, completion)
         yield completion
-
-    def _reasoning(
-        self, request: CompletionRequest, section: Reasoning, prompt: str, thought: _TextReader,
-    ) -> Flow[Event, str]:
-        """The reasoning section, streamed; returns the prompt the answer continues."""
-        if not section.opened_by(prompt):
-            prompt += section.open
-        if section.budget == 0:  # thinking off: the section is closed at once
-            return prompt + section.close + section.separator
-        body = {**self._completion_body(request, prompt), "max_tokens": section.budget, "stop": [section.close]}
-        for key in ("grammar", "grammar_lazy", "grammar_triggers"):
-            body.pop(key, None)
-        yield from self._http.events(
-            _COMPLETIONS, body, lambda chunk: [ReasoningDelta(d.text) for d in thought.feed(chunk)])
-        return prompt + "".join(thought.parts) + section.close + section.separator
 
     def _completion_body(self, request: CompletionRequest, prompt: str) -> dict[str, Any]:
         """The JSON body of a ``/v1/completions`` request to llama-server: the OpenAI fields,
