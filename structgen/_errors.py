@@ -287,8 +287,14 @@ class MaxRoundsError(GenerationError):
     """``run_tools`` made ``max_rounds`` rounds of calls without a final answer.
 
     ``messages`` is the whole conversation so far (calls and results included), so the run can
-    be inspected or continued."""
+    be inspected or continued; ``calls`` every call made with its result and ``turns`` every
+    step's ``ToolTurn`` (its calls and usage), as ``ToolRun`` holds them."""
 
-    def __init__(self, message: str, *, messages: Sequence[Any] = (), usage: Any = None) -> None:
+    def __init__(
+        self, message: str, *, messages: Sequence[Any] = (), usage: Any = None, calls: Sequence[Any] = (),
+        turns: Sequence[Any] = (),
+    ) -> None:
         self.messages = list(messages)
+        self.calls = list(calls)
+        self.turns = tuple(turns)
         super().__init__(message, usage=usage)

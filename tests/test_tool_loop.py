@@ -158,8 +158,6 @@ def test_a_typed_run_calls_any_tool_every_step_and_keeps_the_policys_other_rules
 
 def test_max_rounds_carries_the_conversation() -> None:
     backend = ScriptedBackend(written("Oslo"), written("Rome"), written("Lima"))
-
-
     llm = sg.LLM.from_backend(backend)
     with pytest.raises(sg.MaxRoundsError) as info:
         llm.run_tools("Look up Oslo, Rome and Lima.", [lookup], max_rounds=2, policy=WORDS)
@@ -167,6 +165,9 @@ def test_max_rounds_carries_the_conversation() -> None:
     assert roles == ["user", "assistant", "tool", "assistant", "tool"]
     assert info.value.messages[2].content == "Oslo is nice"
     assert info.value.usage.attempts == 2
+    made = [(call.name, result) for call, result in info.value.calls]
+    assert made == [("lookup", "Oslo is nice"), ("lookup", "Rome is nice")]
+    assert [[c.arguments.city for c in turn.calls] for turn in info.value.turns] == [["Oslo"], ["Rome"]]
 
 
 class Book(BaseModel):

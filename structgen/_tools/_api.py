@@ -229,7 +229,7 @@ class _Loop:
         if self.rounds >= self.max_rounds:
             raise MaxRoundsError(
                 f"max_rounds={self.max_rounds} rounds of calls ended without a final answer",
-                messages=self.messages, usage=self.usage,
+                messages=self.messages, usage=self.usage, calls=self.calls, turns=self.turns,
             )
         return (yield from self._turn(self.step))
 
