@@ -40,6 +40,12 @@ QWEN3_LIKE = "{%- for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<
              "{%- if add_generation_prompt %}<|im_start|>assistant\n<think>\n{%- endif %}"
 
 
+#: The shape of the template in DeepSeek-R1-Distill-Qwen-7B's first GGUF (written here, not copied).
+R1_FIRST_LIKE = "{%- for m in messages %}{% set content = m.content %}{% if '</think>' in content %}" \
+                "{% set content = content.split('</think>')[-1] %}{% endif %}<｜{{ m.role }}｜>{{ content }}" \
+                "{%- endfor %}{% if add_generation_prompt %}<｜Assistant｜>{% endif %}"
+
+
 # -- the option and the markers (no model) ------------------------------------------------------
 
 
@@ -62,6 +68,8 @@ def test_the_budget_of_true_and_the_markers_a_template_names() -> None:
     assert template_markers(QWEN3_LIKE.replace("<think>\n", "<think>\n</think>")) == ("<think>", "</think>")
     assert template_markers("{{ '[THINK]' }}...{{ '[/THINK]' }}") == ("[THINK]", "[/THINK]")
     assert template_markers("<|im_start|>assistant") is None and template_markers(None) is None
+    # DeepSeek-R1 distills' first template never writes <think>: it cuts earlier answers at </think>.
+    assert template_markers(R1_FIRST_LIKE) == ("<think>", "</think>")
     # A template without markers gets the documented pair; none when not asked.
     assert reasoning_section(32, None) == Reasoning(*DEFAULT_MARKERS, 32)
     assert reasoning_section(None, "<|im_start|>") is None
@@ -199,12 +207,14 @@ def _with_template(name: str) -> tuple[sg.LLM, Any]:
 
 
 @pytest.mark.model
-@pytest.mark.parametrize("template", ["Qwen-Qwen3-0.6B.jinja", "deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja"])
+@pytest.mark.parametrize("template", ["Qwen-Qwen3-0.6B.jinja", "deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja",
+                                      "LFM2.5-Instruct.jinja"])
 def test_a_thinking_models_template_gets_a_bounded_section_unasked_and_false_turns_it_off(
     template: str, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Qwen3's template leaves the model to open its thinking, DeepSeek-R1's opens it: either
-    way the model thinks, bounded, with no option; ``reasoning=False`` closes the section at once."""
+    """Qwen3's template leaves the model to open its thinking, DeepSeek-R1's opens it, LFM2.5's
+    only cuts earlier answers at ``</think>``: each way the model thinks, bounded, with no
+    option; ``reasoning=False`` closes the section at once."""
     import structgen._generate._reasoning as reasoning
 
     monkeypatch.setattr(reasoning, "OPENED_REASONING_BUDGET", 12)

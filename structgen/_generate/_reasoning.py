@@ -61,10 +61,12 @@ def checked_budget(reasoning: Any) -> int | None:
 
 
 def template_markers(template: str | None) -> tuple[str, str] | None:
-    """The reasoning markers ``template`` (a chat template's source) uses, if any."""
+    """The reasoning markers ``template`` (a chat template's source) uses, if any: a template
+    that names the closing marker knows the model reasons, even where it never writes the
+    opening one (DeepSeek-R1 distills' first template only cuts earlier turns at ``</think>``)."""
     if not template:
         return None
-    return next((pair for pair in TEMPLATE_MARKERS if pair[0] in template and pair[1] in template), None)
+    return next((pair for pair in TEMPLATE_MARKERS if pair[1] in template), None)
 
 
 def reasoning_section(reasoning: Any, template: str | None, *, typed: bool = False) -> Reasoning | None:
