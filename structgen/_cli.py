@@ -404,14 +404,23 @@ def _extract_lanes(args: argparse.Namespace) -> Callable[[], list[Any]]:
 # ---------------------------------------------------------------- parser
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
+def _at_least(least: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``least``."""
+
+    def checked(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least}, not {value}")
+        return value
+
+    return checked
+
+
+_positive = _at_least(1)
+_count_flag = _at_least(0)
 
 
 _TARGET_HELP = ("a Python type as pkg.module:Name (a Pydantic model or anything TypeAdapter "
@@ -656,16 +665,6 @@ def _add_extract_parser(commands: Any) -> None:
     g.add_argument("--keep-reasoning", action="store_true",
                    help="write what the model thought into each record (\"reasoning\")")
     p.set_defaults(run=cmd_extract)
-
-
-def _count_flag(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
-    return value
 
 
 def _seconds(text: str) -> float:
