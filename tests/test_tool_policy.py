@@ -5,6 +5,7 @@ same decisions on the real model and sampler are in test_tool_calls.py."""
 from __future__ import annotations
 
 import warnings
+from typing import Any
 from dataclasses import replace
 
 import pytest
@@ -230,6 +231,24 @@ def test_the_call_in_reply_rule_decides_what_a_call_written_as_a_reply_becomes()
         policy = sg.Policy(decision="meaning", arguments="free", offered_call="new-word", call_in_reply=rule)  # type: ignore[arg-type]
         turn = llm.call_tools("Hi there, how are you?", [get_forecast, send_email], tool_format="hermes", policy=policy)
         assert [c.name for c in turn.calls] == calls and turn.text == text, rule
+
+
+def test_a_call_in_reply_is_kept_after_calls_only_once_the_conversation_holds_one() -> None:
+    """``"kept-after-calls"``: the request alone keeps its reply as text; after a tool's result
+    (an agent's later step) the call the model wrote in its reply is the turn's call."""
+    reply = '{"name": "send_email", "arguments": {"to": "Ann", "body": "rain in Oslo"}}'
+    policy = sg.Policy(decision="meaning", arguments="free", offered_call="new-word", call_in_reply="kept-after-calls")
+    called = {"id": "c1", "type": "function", "function": {"name": "get_forecast", "arguments": '{"city": "Oslo"}'}}
+    conversations: list[Any] = [
+        "Hi there, how are you?",
+        [{"role": "user", "content": "Hi there, how are you?"},
+         {"role": "assistant", "content": "", "tool_calls": [called]},
+         {"role": "tool", "content": "rain", "tool_call_id": "c1", "name": "get_forecast"}],
+    ]
+    for conversation, calls in zip(conversations, ([], ["send_email"])):
+        llm = sg.LLM.from_backend(ScriptedBackend(reply))
+        turn = llm.call_tools(conversation, [get_forecast, send_email], tool_format="hermes", policy=policy)
+        assert [c.name for c in turn.calls] == calls
 
 
 def test_the_listed_tools_rule_decides_which_tools_the_call_prompt_lists() -> None:

@@ -100,6 +100,13 @@ def call_in_reply_kept(turn: TurnContext, reply: Reply) -> Reply:
     return replace(reply, kept=reply.written) if turn.tool_choice == "auto" else reply
 
 
+def call_in_reply_kept_after_calls(turn: TurnContext, reply: Reply) -> Reply:
+    """``call_in_reply="kept-after-calls"``: as ``"kept"`` once the conversation holds a call or
+    a tool's result (an agent at work: the gate weighs the request, not what the results call
+    for next), ``"text"`` before (a request that needs no tool keeps its answer)."""
+    return call_in_reply_kept(turn, reply) if turn.holds_calls else reply
+
+
 # -- the table -----------------------------------------------------------------------------------
 
 #: For one value of a rule, its hook in each phase it acts in.
@@ -133,7 +140,8 @@ RULES: dict[str, dict[str, Hooks]] = {
     "second_call": _in("grammar", {"offered": offered_second_call, "off": no_second_call}),
     "grounding": _in("keep", {"said": said_first_call, "off": any_first_call}),
     "offered_call": _in("keep", {"same-tool": same_tool, "new-word": new_word, "new-word-or-tool": new_word_or_tool}),
-    "call_in_reply": _in("reply", {"text": reply_as_text, "kept": call_in_reply_kept}),
+    "call_in_reply": _in("reply", {
+        "text": reply_as_text, "kept": call_in_reply_kept, "kept-after-calls": call_in_reply_kept_after_calls}),
 }
 
 
