@@ -22,8 +22,9 @@ ReasoningOption = Union[bool, int, None]
 (none: a section the template knows is closed at once), True (:data:`DEFAULT_REASONING_BUDGET`
 tokens) or a budget of tokens."""
 
-#: The budget of ``reasoning=True``, in tokens.
-DEFAULT_REASONING_BUDGET = 256
+#: The budget of ``reasoning=True``, in tokens: room for a worked reply to a word problem (fewer cut
+#: short than at 256: docs/benchmarks.md, "Does thinking first help?").
+DEFAULT_REASONING_BUDGET = 512
 
 #: The budget of the section of a template that knows reasoning, when ``reasoning`` is not given.
 OPENED_REASONING_BUDGET = 1024
