@@ -229,8 +229,10 @@ class Model:
 
     def fill(self, step: Step) -> None:
         """A :class:`Recorder`'s ``sampled``: the answer's tokens as the backend evaluated them
-        (all but, at times, the last, which the answer needed no logits after)."""
-        step.tokens = list(self.backend._runner.tokens[step.prompt_tokens:])
+        (all but, at times, the last, which the answer needed no logits after); none where the
+        completion ended without an answer (an error)."""
+        if step.prompt_tokens:
+            step.tokens = list(self.backend._runner.tokens[step.prompt_tokens:])
 
     def tokens(self, text: bytes) -> list[int]:
         """Answer text as the tokenizer splits it, special tokens read as such (``<tool_call>``)."""
