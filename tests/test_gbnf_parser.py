@@ -292,3 +292,17 @@ def _cpu_seconds(action: Callable[[], object]) -> float:
     start = time.process_time()
     action()
     return time.process_time() - start
+
+
+def test_special_tokens_in_literals_become_tokens_and_nothing_else_moves() -> None:
+    """``with_tokens`` rewrites only literals, keeps a repetition on the whole literal, and
+    leaves comments and character classes alone."""
+    from structgen._gbnf._tokens import special_texts, with_tokens
+
+    source = 'root ::= "<tool_call>\\n{" x "}\\n</tool_call>"* # "<no>"\nx ::= [a-z"<>]+ "[TOOL_CALLS]"\n'
+    assert special_texts(source) == {"<tool_call>", "</tool_call>", "[TOOL_CALLS]"}
+    rewritten = with_tokens(source, {"<tool_call>": 7, "</tool_call>": 8})
+    assert parse_gbnf(rewritten).rules["root"] == Seq((
+        Seq((Token(7), LiteralText("\n{"))), RuleRef("x"), Repeat(Seq((LiteralText("}\n"), Token(8))), 0, None)))
+    assert parse_gbnf(rewritten).rules["x"] == parse_gbnf(source).rules["x"]
+    assert with_tokens(source, {}) == source

@@ -142,3 +142,24 @@ def test_tool_calls_are_the_same(server_url: str, both: dict[str, sg.LLM], reque
         turn = llm.call_tools(request_text, TOOLS)
         turns[name] = ([(c.name, json.dumps(c.arguments.model_dump())) for c in turn.calls], turn.text)
     assert turns["openai"] == turns["llama-server"]
+
+
+def test_a_forced_special_token_is_the_models_token_on_the_server(both: dict[str, sg.LLM], server_url: str) -> None:
+    """Qwen's ``<tool_call>`` is one token of its vocabulary; a literal in a grammar lets
+    llama.cpp's sampler spell it only character by character. The servers are sent it as the
+    token (as forced text is tokenized in process), and answer with its text."""
+    from structgen._backends._seam import Completion, CompletionRequest
+    from structgen._backends.server._llama_server import token_spelled
+    from structgen._resume import finish
+
+    request = CompletionRequest(
+        messages=(Message("user", "Weather in Paris?"),), max_tokens=12,
+        gbnf='root ::= "<tool_call>\\n{\\"name\\": \\"get_weather\\"" [^\\n]* "<b>"?\n')
+    backend: Any = both["llama-server"].backend
+    known: dict[str, int | None] = {}
+    grammar = finish(backend._http.run(token_spelled(backend._http, request, known)))
+    assert grammar.startswith('root ::= (<[') and known["<b>"] is None  # "<b>" is text in this vocabulary
+    assert isinstance(known["<tool_call>"], int)
+    for llm in both.values():
+        completion = [e for e in llm.backend.complete(request) if isinstance(e, Completion)][-1]
+        assert completion.text.startswith('<tool_call>\n{"name": "get_weather"'), completion.text

@@ -31,6 +31,7 @@ from typing import Any, Protocol
 import httpx
 
 from ..._errors import GrammarError
+from ..._gbnf._tokens import special_texts, with_tokens
 from ..._resume import finish
 from .._seam import (
     Completion, CompletionRequest, Event, FinishReason, Reasoning, ReasoningDelta, Score, ScoreRequest, TemplateSource,
@@ -74,6 +75,8 @@ class LlamaServerBackend(HttpBackend):
             transport=transport, async_transport=async_transport,
         )
         self.base_url = self._http.base_url
+        #: What the server's vocabulary said of each text shaped like a special token (token_spelled).
+        self._tokens: dict[str, int | None] = {}
 
     def __repr__(self) -> str:
         options = f", template_options={dict(self.template_options)!r}" if self.template_options else ""
@@ -132,13 +135,14 @@ class LlamaServerBackend(HttpBackend):
         prompt = rendered.get("prompt")
         if not isinstance(prompt, str):
             raise self._http.broken("/apply-template", "sent no prompt")
+        grammar = yield from token_spelled(self._http, request, self._tokens)
         thought: _Reader | None = None
         if request.reasoning is not None and request.reasoning.wanted(prompt):
             thought = _Reader(time.perf_counter())
             prompt = yield from reasoning_section(
-                self._http, "/completion", "n_predict", lambda text: self._body(request, text),
+                self._http, "/completion", "n_predict", lambda text: self._body(request, text, grammar),
                 request.reasoning, prompt, thought)
-        yield from self._http.events("/completion", self._body(request, prompt), reader.feed)
+        yield from self._http.events("/completion", self._body(request, prompt, grammar), reader.feed)
         yield self._finish(request, reader, thought)
 
     def score(self, request: ScoreRequest) -> tuple[Score, ...]:
@@ -152,11 +156,11 @@ class LlamaServerBackend(HttpBackend):
 
     # -- the request and its answer ---------------------------------------------------------
 
-    def _body(self, request: CompletionRequest, prompt: str) -> dict[str, Any]:
+    def _body(self, request: CompletionRequest, prompt: str, grammar: str) -> dict[str, Any]:
         s = request.sampling
         body: dict[str, Any] = {
             "prompt": prompt,
-            "grammar": rooted(request.gbnf, request.root, _SERVER),
+            "grammar": grammar,
             "n_predict": request.max_tokens,
             "temperature": s.temperature,
             "top_k": s.top_k,
@@ -230,6 +234,25 @@ class ThoughtReader(Protocol):
     def feed(self, event: dict[str, Any]) -> Sequence[TextDelta]: ...
 
     def usage(self) -> Usage: ...
+
+
+def token_spelled(http: Any, request: CompletionRequest, known: dict[str, int | None]) -> Flow[Any, str]:
+    """The grammar to send a llama.cpp server for ``request``, rooted, with the special tokens
+    its literals spell (``<tool_call>``) written as the tokens (``<[id]>``), as forced text is
+    tokenized in process: llama.cpp's grammar sampler lets a model spell a literal only in plain
+    tokens, off the format it was trained on. ``known`` caches what the server's vocabulary
+    said of each text (None: not one token). A lazy grammar is left as it is (the server matches
+    its trigger as text; before it, the model writes freely)."""
+    gbnf = rooted(request.gbnf, request.root, http.server)
+    if request.triggers:
+        return gbnf
+    for text in sorted(special_texts(gbnf) - known.keys()):
+        reply = yield from http.post(
+            "/tokenize", {"content": text, "add_special": False, "parse_special": True, "with_pieces": True})
+        tokens = reply.get("tokens")
+        one = tokens[0] if isinstance(tokens, list) and len(tokens) == 1 and isinstance(tokens[0], dict) else {}
+        known[text] = int(one["id"]) if one.get("piece") == text and isinstance(one.get("id"), int) else None
+    return with_tokens(gbnf, {text: id_ for text, id_ in known.items() if id_ is not None})
 
 
 def reasoning_section(

@@ -78,7 +78,7 @@ from ._chat_template import (
 from ._http import (
     _BACKOFF_SECONDS, DEFAULT_RETRIES, DEFAULT_TIMEOUT, Flow, HttpBackend, HttpSession, Timeout, _never_arrived, rooted,
 )
-from ._llama_server import reasoning_section, spelled_scores, with_thought
+from ._llama_server import reasoning_section, spelled_scores, token_spelled, with_thought
 from ._structural_tag import structural_tag, with_section
 
 Engine = Literal["llama-server", "vllm", "vllm-legacy", "sglang"]
@@ -144,6 +144,8 @@ class OpenAICompatibleBackend(HttpBackend):
             transport=transport, async_transport=async_transport,
         )
         self.base_url = self._http.base_url
+        #: What the server's vocabulary said of each text shaped like a special token (token_spelled).
+        self._tokens: dict[str, int | None] = {}
         self.engine: Engine = engine
         self.model = model
         self._given = None if chat_template is None else read_chat_template(chat_template)
@@ -288,14 +290,15 @@ class OpenAICompatibleBackend(HttpBackend):
         """The prompt rendered here, its reasoning section (a completion of its own) where
         the request has one, then the answer, as ``LlamaServerBackend`` does on ``/completion``."""
         prompt = prompts.text(request.messages, request.tools)
+        grammar = yield from token_spelled(self._http, request, self._tokens)
         thought: _TextReader | None = None
         if request.reasoning is not None and request.reasoning.wanted(prompt):
             thought = _TextReader(time.perf_counter())
             prompt = yield from reasoning_section(
-                self._http, _COMPLETIONS, "max_tokens", lambda text: self._completion_body(request, text),
+                self._http, _COMPLETIONS, "max_tokens", lambda text: self._completion_body(request, text, grammar),
                 request.reasoning, prompt, thought)
         reader = _TextReader(time.perf_counter())
-        yield from self._http.events(_COMPLETIONS, self._completion_body(request, prompt), reader.feed)
+        yield from self._http.events(_COMPLETIONS, self._completion_body(request, prompt, grammar), reader.feed)
         if reader.finish is None or (thought is not None and thought.finish is None):
             raise self._http.broken(_COMPLETIONS, "ended its stream before the final chunk (no finish_reason)")
         usage = reader.usage()
@@ -305,13 +308,13 @@ class OpenAICompatibleBackend(HttpBackend):
         self._http.check_answer(_COMPLETIONS, request, completion)
         yield completion
 
-    def _completion_body(self, request: CompletionRequest, prompt: str) -> dict[str, Any]:
+    def _completion_body(self, request: CompletionRequest, prompt: str, grammar: str) -> dict[str, Any]:
         """The JSON body of a ``/v1/completions`` request to llama-server: the OpenAI fields,
         and llama.cpp's own for the grammar and the sampler (as ``/completion`` reads them)."""
         s = request.sampling
         body: dict[str, Any] = {
             "prompt": prompt,
-            "grammar": rooted(request.gbnf, request.root, self._http.server),
+            "grammar": grammar,
             "max_tokens": request.max_tokens,
             "temperature": s.temperature,
             "top_k": s.top_k,
