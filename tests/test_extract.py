@@ -852,7 +852,10 @@ def test_an_interrupted_run_resumes_to_the_same_output(
 ) -> None:
     out = work / "resumed.jsonl"
     command = cli("--input", "docs.jsonl", "--output", out.name)
-    process = subprocess.Popen(command, cwd=work, env=cli_env(), stderr=subprocess.PIPE, text=True)
+    # A run started in the background (``cmd &``) inherits Ctrl-C ignored, and Python keeps it
+    # ignored: the command is given the default disposition, as a terminal gives it.
+    process = subprocess.Popen(command, cwd=work, env=cli_env(), stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 300  # a guard against a hang, not a measurement
     while not (out.exists() and out.read_bytes().count(b"\n") >= 1):
         assert process.poll() is None and time.monotonic() < deadline, "no record appeared"
