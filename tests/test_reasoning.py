@@ -70,6 +70,11 @@ def test_the_budget_of_true_and_the_markers_a_template_names() -> None:
     assert template_markers("<|im_start|>assistant") is None and template_markers(None) is None
     # DeepSeek-R1 distills' first template never writes <think>: it cuts earlier answers at </think>.
     assert template_markers(R1_FIRST_LIKE) == ("<think>", "</think>")
+    # GPT-OSS's harmony format: an analysis channel, then the final one; Phi-3 ends turns with <|end|> too.
+    harmony = reasoning_section(None, "<|start|>assistant<|channel|>analysis<|message|>{{ m.thinking }}<|end|>")
+    assert harmony is not None and (harmony.open, harmony.close) == ("<|channel|>analysis<|message|>", "<|end|>")
+    assert harmony.separator == "<|start|>assistant<|channel|>final<|message|>"
+    assert template_markers("<|user|>{{ m.content }}<|end|><|assistant|>") is None
     # A template without markers gets the documented pair; none when not asked.
     assert reasoning_section(32, None) == Reasoning(*DEFAULT_MARKERS, 32)
     assert reasoning_section(None, "<|im_start|>") is None
@@ -208,23 +213,26 @@ def _with_template(name: str) -> tuple[sg.LLM, Any]:
 
 @pytest.mark.model
 @pytest.mark.parametrize("template", ["Qwen-Qwen3-0.6B.jinja", "deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja",
-                                      "LFM2.5-Instruct.jinja"])
+                                      "LFM2.5-Instruct.jinja", "openai-gpt-oss-120b.jinja"])
 def test_a_thinking_models_template_gets_a_bounded_section_unasked_and_false_turns_it_off(
     template: str, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Qwen3's template leaves the model to open its thinking, DeepSeek-R1's opens it, LFM2.5's
-    only cuts earlier answers at ``</think>``: each way the model thinks, bounded, with no
-    option; ``reasoning=False`` closes the section at once."""
+    only cuts earlier answers at ``</think>``, GPT-OSS's has an analysis channel: each way the
+    model thinks, bounded, with no option; ``reasoning=False`` closes the section at once."""
     import structgen._generate._reasoning as reasoning
 
     monkeypatch.setattr(reasoning, "OPENED_REASONING_BUDGET", 12)
     llm, llama = _with_template(template)
     try:
+        section = reasoning_section(None, llama.metadata["tokenizer.chat_template"])
+        assert section is not None
+        markers = len(llama.tokenize((section.open + section.close + section.separator).encode(), add_bos=False))
         thought = llm.run(Person, "Alice turned 31 last week.")
-        assert thought.reasoning and 0 < thought.usage.reasoning_tokens <= 12 + 8
+        assert thought.reasoning and 0 < thought.usage.reasoning_tokens <= 12 + markers + 2
         assert thought.value == Person.model_validate_json(thought.text)
         off = llm.run(Person, "Alice turned 31 last week.", reasoning=False)
-        assert off.reasoning == "" and off.usage.reasoning_tokens <= 8  # the two markers, forced
+        assert off.reasoning == "" and off.usage.reasoning_tokens <= markers + 2  # the markers, forced
         assert off.value == Person.model_validate_json(off.text)
     finally:
         llm.close()

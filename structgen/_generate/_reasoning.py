@@ -13,7 +13,7 @@ section is closed at once.
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any, NamedTuple, Union
 
 from .._backends._seam import Reasoning
 
@@ -29,13 +29,28 @@ DEFAULT_REASONING_BUDGET = 512
 #: The budget of the section of a template that knows reasoning, when ``reasoning`` is not given.
 OPENED_REASONING_BUDGET = 1024
 
-#: Reasoning markers as chat templates spell them, longest first (each opening marker is
-#: looked for in the template's source).
-TEMPLATE_MARKERS: tuple[tuple[str, str], ...] = (
-    ("<|START_THINKING|>", "<|END_THINKING|>"),
-    ("<seed:think>", "</seed:think>"),
-    ("<think>", "</think>"),
-    ("[THINK]", "[/THINK]"),
+class TemplateMarkers(NamedTuple):
+    """Reasoning markers as a family of chat templates spells them: the section's ``open`` and
+    ``close``, the ``sign`` in a template's source that it knows them, and the ``separator``
+    between the closed section and the answer."""
+
+    open: str
+    close: str
+    sign: str
+    separator: str = "\n\n"
+
+
+#: The families' markers, the first whose sign a template holds wins. A template that names the
+#: closing marker knows the model reasons, even where it never writes the opening one (DeepSeek-R1
+#: distills' first template only cuts earlier turns at ``</think>``). GPT-OSS's harmony format
+#: reasons in an analysis channel, then answers in the final one.
+TEMPLATE_MARKERS: tuple[TemplateMarkers, ...] = (
+    TemplateMarkers("<|channel|>analysis<|message|>", "<|end|>", "<|channel|>analysis<|message|>",
+                    "<|start|>assistant<|channel|>final<|message|>"),
+    TemplateMarkers("<|START_THINKING|>", "<|END_THINKING|>", "<|END_THINKING|>"),
+    TemplateMarkers("<seed:think>", "</seed:think>", "</seed:think>"),
+    TemplateMarkers("<think>", "</think>", "</think>"),
+    TemplateMarkers("[THINK]", "[/THINK]", "[/THINK]"),
 )
 
 #: The markers of templates that know none: ordinary text to the model.
@@ -61,13 +76,17 @@ def checked_budget(reasoning: Any) -> int | None:
     return reasoning
 
 
-def template_markers(template: str | None) -> tuple[str, str] | None:
-    """The reasoning markers ``template`` (a chat template's source) uses, if any: a template
-    that names the closing marker knows the model reasons, even where it never writes the
-    opening one (DeepSeek-R1 distills' first template only cuts earlier turns at ``</think>``)."""
+def known_markers(template: str | None) -> TemplateMarkers | None:
+    """The reasoning markers of ``template``'s family (a chat template's source), if any."""
     if not template:
         return None
-    return next((pair for pair in TEMPLATE_MARKERS if pair[1] in template), None)
+    return next((markers for markers in TEMPLATE_MARKERS if markers.sign in template), None)
+
+
+def template_markers(template: str | None) -> tuple[str, str] | None:
+    """The opening and closing reasoning markers ``template`` uses, if any."""
+    markers = known_markers(template)
+    return None if markers is None else (markers.open, markers.close)
 
 
 def reasoning_section(reasoning: Any, template: str | None, *, typed: bool = False) -> Reasoning | None:
@@ -75,17 +94,19 @@ def reasoning_section(reasoning: Any, template: str | None, *, typed: bool = Fal
     ``typed``: before a typed answer (a model whose template knows no markers then works the
     request out in its own reply, :data:`WORKED_REPLY`)."""
     budget = checked_budget(reasoning)
-    markers = template_markers(template)
+    markers = known_markers(template)
     if budget is None:
         if markers is None:
             return None
-        return Reasoning(*markers, 0 if reasoning is False else OPENED_REASONING_BUDGET, always=False)
-    if markers is None and typed:
-        return Reasoning(*WORKED_REPLY, budget, separator="")
-    return Reasoning(*(markers or DEFAULT_MARKERS), budget)
+        return Reasoning(markers.open, markers.close, 0 if reasoning is False else OPENED_REASONING_BUDGET,
+                         separator=markers.separator, always=False)
+    if markers is None:
+        return Reasoning(*WORKED_REPLY, budget, separator="") if typed else Reasoning(*DEFAULT_MARKERS, budget)
+    return Reasoning(markers.open, markers.close, budget, separator=markers.separator)
 
 
 __all__ = [
     "DEFAULT_MARKERS", "DEFAULT_REASONING_BUDGET", "OPENED_REASONING_BUDGET", "ReasoningOption",
-    "TEMPLATE_MARKERS", "WORKED_REPLY", "checked_budget", "reasoning_section", "template_markers",
+    "TEMPLATE_MARKERS", "TemplateMarkers", "WORKED_REPLY", "checked_budget", "known_markers", "reasoning_section",
+    "template_markers",
 ]
