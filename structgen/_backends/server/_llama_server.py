@@ -157,24 +157,7 @@ class LlamaServerBackend(HttpBackend):
     # -- the request and its answer ---------------------------------------------------------
 
     def _body(self, request: CompletionRequest, prompt: str, grammar: str) -> dict[str, Any]:
-        s = request.sampling
-        body: dict[str, Any] = {
-            "prompt": prompt,
-            "grammar": grammar,
-            "n_predict": request.max_tokens,
-            "temperature": s.temperature,
-            "top_k": s.top_k,
-            "top_p": s.top_p,
-            "min_p": s.min_p,
-            "stream": True,
-            "cache_prompt": True,
-        }
-        if s.seed is not None:
-            body["seed"] = s.seed
-        if request.triggers:
-            body["grammar_lazy"] = True
-            body["grammar_triggers"] = [_trigger(t) for t in request.triggers]
-        return body
+        return sampled_body(request, prompt, grammar, "n_predict")
 
     def _finish(self, request: CompletionRequest, reader: _Reader, thought: _Reader | None) -> Completion:
         if reader.final is None or (thought is not None and thought.final is None):
@@ -234,6 +217,30 @@ class ThoughtReader(Protocol):
     def feed(self, event: dict[str, Any]) -> Sequence[TextDelta]: ...
 
     def usage(self) -> Usage: ...
+
+
+def sampled_body(request: CompletionRequest, prompt: str, grammar: str, limit: str) -> dict[str, Any]:
+    """A streamed completion's body as llama.cpp's servers read it (``/completion`` and
+    ``/v1/completions``): the prompt, the grammar (lazy with the request's triggers), the
+    sampler, the token budget under the name ``limit``, the prompt cache kept."""
+    s = request.sampling
+    body: dict[str, Any] = {
+        "prompt": prompt,
+        "grammar": grammar,
+        limit: request.max_tokens,
+        "temperature": s.temperature,
+        "top_k": s.top_k,
+        "top_p": s.top_p,
+        "min_p": s.min_p,
+        "stream": True,
+        "cache_prompt": True,
+    }
+    if s.seed is not None:
+        body["seed"] = s.seed
+    if request.triggers:
+        body["grammar_lazy"] = True
+        body["grammar_triggers"] = [_trigger(t) for t in request.triggers]
+    return body
 
 
 def token_spelled(http: Any, request: CompletionRequest, known: dict[str, int | None]) -> Flow[Any, str]:

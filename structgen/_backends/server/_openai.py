@@ -78,7 +78,7 @@ from ._chat_template import (
 from ._http import (
     _BACKOFF_SECONDS, DEFAULT_RETRIES, DEFAULT_TIMEOUT, Flow, HttpBackend, HttpSession, Timeout, _never_arrived, rooted,
 )
-from ._llama_server import reasoning_section, spelled_scores, token_spelled, with_thought
+from ._llama_server import reasoning_section, sampled_body, spelled_scores, token_spelled, with_thought
 from ._structural_tag import structural_tag, with_section
 
 Engine = Literal["llama-server", "vllm", "vllm-legacy", "sglang"]
@@ -311,26 +311,9 @@ class OpenAICompatibleBackend(HttpBackend):
     def _completion_body(self, request: CompletionRequest, prompt: str, grammar: str) -> dict[str, Any]:
         """The JSON body of a ``/v1/completions`` request to llama-server: the OpenAI fields,
         and llama.cpp's own for the grammar and the sampler (as ``/completion`` reads them)."""
-        s = request.sampling
-        body: dict[str, Any] = {
-            "prompt": prompt,
-            "grammar": grammar,
-            "max_tokens": request.max_tokens,
-            "temperature": s.temperature,
-            "top_k": s.top_k,
-            "top_p": s.top_p,
-            "min_p": s.min_p,
-            "stream": True,
-            "stream_options": {"include_usage": True},
-            "cache_prompt": True,
-        }
-        if s.seed is not None:
-            body["seed"] = s.seed
+        body = {**sampled_body(request, prompt, grammar, "max_tokens"), "stream_options": {"include_usage": True}}
         if self.model is not None:
             body["model"] = self.model
-        if request.triggers:
-            body["grammar_lazy"] = True
-            body["grammar_triggers"] = [_trigger(t) for t in request.triggers]
         return body
 
     # -- chat completions ---------------------------------------------------------------------
@@ -433,13 +416,6 @@ def _outside_structgen() -> int:
 
 def _text(token: Any) -> str:
     return token if isinstance(token, str) else ""
-
-
-def _trigger(trigger: str | int) -> dict[str, Any]:
-    """A trigger as llama-server reads it: a regex pattern (type 2) or a token id (type 0)."""
-    if isinstance(trigger, int):
-        return {"type": 0, "value": "", "token": trigger}
-    return {"type": 2, "value": trigger}
 
 
 class _TextReader:
